@@ -1,0 +1,439 @@
+//===- TPOps.td - tp dialect operations -------------------*- tablegen -*-===//
+//
+// Ops are grouped as collectives, compute, quantization and fused ops. Every
+// op verifies its operands; ops that name a grid verify their shapes against
+// the group size in verifySymbolUses, where the grid is visible.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_TP_IR_TPOPS_TD
+#define TP_DIALECT_TP_IR_TPOPS_TD
+
+include "tp/Dialect/TP/IR/TPBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class TP_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TP_Dialect, mnemonic, traits>;
+
+// An op that runs on the group given by `grid` and `grid_axes`. The group
+// size is only known once the grid symbol is resolved, so shape rules that
+// involve it live in verifySymbolUses.
+class TP_GroupOp<string mnemonic, list<Trait> traits = []>
+    : TP_Op<mnemonic, !listconcat(traits,
+        [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  dag groupArgs = (ins FlatSymbolRefAttr:$grid, DenseI16ArrayAttr:$grid_axes);
+  code groupDecls = [{
+    /// The group this op runs on, resolved against the grid symbol.
+    ::mlir::FailureOr<::mlir::tp::GroupInfo> resolveGroup(
+        ::mlir::SymbolTableCollection &symbolTable);
+  }];
+}
+
+// Optional schedule knobs of a fused op, set by later passes or by hand.
+defvar TP_ScheduleArgs = (ins OptionalAttr<TP_AlgorithmAttr>:$algorithm,
+                             OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$chunks);
+
+def TP_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+def TP_LowPrecisionTensor : RankedTensorOf<[F8E4M3FN, F8E5M2, F4E2M1FN]>;
+def TP_ScaleTensor : RankedTensorOf<[F32, F8E8M0FNU, F8E4M3FN]>;
+def TP_GlobalScaleTensor : 0DTensorOf<[F32]>;
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+def TP_AllGatherOp : TP_GroupOp<"all_gather"> {
+  let summary = "concatenate the shards of a group along one dimension";
+  let description = [{
+    Every rank of the group receives the concatenation, in group-rank order, of
+    all ranks' `input` along dimension `dim`: the result's `dim` is the
+    input's times the group size.
+
+    ```mlir
+    %x = tp.all_gather %x_shard on @tp axes = [0] dim = 0
+        : tensor<32x512xf32> -> tensor<256x512xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input), groupArgs,
+                       (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim));
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $grid `axes` `=` $grid_axes `dim` `=` $dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let extraClassDeclaration = groupDecls;
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TP_ReduceScatterOp : TP_GroupOp<"reduce_scatter"> {
+  let summary = "reduce across a group, then keep this rank's slice";
+  let description = [{
+    Combines the ranks' `input` element-wise with `reduce`, splits the result
+    along `dim` into group-size equal slices and gives rank r the r-th.
+
+    ```mlir
+    %y = tp.reduce_scatter %partial on @tp axes = [0] dim = 0 reduce = sum
+        : tensor<256x512xf32> -> tensor<32x512xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input), groupArgs,
+                       (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                            TP_ReductionKindAttr:$reduce));
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $grid `axes` `=` $grid_axes `dim` `=` $dim `reduce` `=` custom<EnumKeyword>($reduce)
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let extraClassDeclaration = groupDecls;
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TP_AllReduceOp : TP_GroupOp<"all_reduce", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "reduce across a group; every rank gets the whole result";
+  let arguments = !con((ins AnyRankedTensor:$input), groupArgs,
+                       (ins TP_ReductionKindAttr:$reduce));
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $grid `axes` `=` $grid_axes `reduce` `=` custom<EnumKeyword>($reduce) attr-dict
+    `:` type($input)
+  }];
+  let extraClassDeclaration = groupDecls;
+  let hasFolder = 1;
+}
+
+def TP_GroupRankOp : TP_GroupOp<"group_rank"> {
+  let summary = "this rank's index within a group";
+  let description = [{
+    The linear index of this rank along `grid_axes` (row-major, last axis
+    fastest), as upstream's `shard.process_linear_index` restricted to axes.
+  }];
+  let arguments = groupArgs;
+  let results = (outs Index:$result);
+  let assemblyFormat = "`on` $grid `axes` `=` $grid_axes attr-dict";
+  let extraClassDeclaration = groupDecls;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def TP_MatmulOp : TP_Op<"matmul", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "2-D matrix product, optionally with B given as [N, K]";
+  let description = [{
+    `result[m, n] = sum_k lhs[m, k] * rhs[k, n]`; with `transpose_b`, `rhs` is
+    [N, K] (the layout of `F.linear`'s weight). Accumulates in f32 for f16 and
+    bf16 inputs, rounding once to the element type.
+  }];
+  let arguments = (ins TP_FloatTensor:$lhs, TP_FloatTensor:$rhs,
+                       UnitAttr:$transpose_b);
+  let results = (outs TP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`transpose_b` $transpose_b^)? attr-dict
+    `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+def TP_BatchMatmulOp : TP_Op<"batch_matmul", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "batched matrix product; a 2-D B is broadcast over the batch";
+  let description = [{
+    `lhs` is [batch, M, K]; `rhs` is [batch, K, N] or, broadcast over the
+    batch, [K, N] (or [.., N, K] with `transpose_b`). This is the "bmm path"
+    framework code takes for a 3-D activation.
+  }];
+  let arguments = (ins TP_FloatTensor:$lhs, TP_FloatTensor:$rhs,
+                       UnitAttr:$transpose_b);
+  let results = (outs TP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`transpose_b` $transpose_b^)? attr-dict
+    `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+def TP_BiasAddOp : TP_Op<"bias_add", [Pure,
+    AllTypesMatch<["input", "result"]>, AllElementTypesMatch<["input", "bias"]>]> {
+  let summary = "add a vector along the last dimension";
+  let arguments = (ins TP_FloatTensor:$input, TP_FloatTensor:$bias);
+  let results = (outs TP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $bias attr-dict `:` type($input) `,` type($bias)
+  }];
+  let hasVerifier = 1;
+}
+
+def TP_LinearOp : TP_GroupOp<"linear"> {
+  let summary = "a tensor-parallel linear layer y = x W^T + b";
+  let description = [{
+    The layer at the global view `y[..., n] = sum_k x[..., k] W[n, k] + b[n]`,
+    with every operand given as this rank's local piece:
+
+    - `column`: W is split along N; each rank holds W[N/g, K] and b[N/g].
+      `input` is `replicated` or `shard(D)` with D not the last dim (the
+      sequence-parallel activation, gathered before the GEMM). The output is
+      `shard(R-1)` (R the rank of x): split along N.
+    - `row`: W is split along K; each rank holds W[N, K/g] and the whole b.
+      `input` is `shard(R-1)` (split along K). The output is `replicated`
+      (all-reduce) or `shard(D)` with D not the last dim (reduce-scatter).
+
+    `tp-lower-linear` lowers it to collectives and matmuls.
+  }];
+  let arguments = !con((ins TP_FloatTensor:$input, TP_FloatTensor:$weight,
+                            Optional<TP_FloatTensor>:$bias),
+                       groupArgs,
+                       (ins TP_WeightShardingAttr:$weight_sharding,
+                            TP_PlacementAttr:$input_placement,
+                            TP_PlacementAttr:$output_placement));
+  let results = (outs TP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^)? `on` $grid `axes` `=` $grid_axes
+    custom<EnumKeyword>($weight_sharding) `input` `=` custom<Placement>($input_placement)
+    `output` `=` custom<Placement>($output_placement) attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = groupDecls;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+def TP_QuantizeOp : TP_Op<"quantize", [Pure]> {
+  let summary = "quantize to FP8/FP4, computing scales from the data (amax)";
+  let description = [{
+    Returns the low-precision data and its dequantization scales, so that
+    `input ~= result * scale` (and `* global_scale` for NVFP4). Scale shapes
+    for an input [..., K]:
+
+    | mode         | data                  | scale                         | global      |
+    |--------------|-----------------------|-------------------------------|-------------|
+    | `per_tensor` | f8E4M3FN or f8E5M2    | tensor<f32>                   | -           |
+    | `row_wise`   | f8E4M3FN or f8E5M2    | tensor<...x1xf32>             | -           |
+    | `mxfp8`      | f8E4M3FN or f8E5M2    | tensor<...x(K/32)xf8E8M0FNU>  | -           |
+    | `nvfp4`      | f4E2M1FN              | tensor<...x(K/16)xf8E4M3FN>   | tensor<f32> |
+  }];
+  let arguments = (ins TP_FloatTensor:$input, TP_ScalingModeAttr:$mode);
+  let results = (outs TP_LowPrecisionTensor:$result, TP_ScaleTensor:$scale,
+                      Optional<TP_GlobalScaleTensor>:$global_scale);
+  let assemblyFormat = [{
+    $input custom<EnumKeyword>($mode) attr-dict `:` type($input) `->` type(results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TP_DequantizeOp : TP_Op<"dequantize", [Pure]> {
+  let summary = "expand FP8/FP4 data with its scales to a float tensor";
+  let arguments = (ins TP_LowPrecisionTensor:$input, TP_ScaleTensor:$scale,
+                       Optional<TP_GlobalScaleTensor>:$global_scale,
+                       TP_ScalingModeAttr:$mode);
+  let results = (outs TP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `scale` $scale (`global` $global_scale^)? custom<EnumKeyword>($mode) attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def TP_ScaledMatmulOp : TP_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments]> {
+  let summary = "low-precision matrix product with dequantization scales";
+  let description = [{
+    `result = (dequantize(a) @ dequantize(b)^T) + bias`, computed with f32
+    accumulation and rounded once to the result's element type (f32, bf16 or
+    f16). `a` is [M, K] and `b` is [N, K] (the layout FP8 GEMMs require), each
+    quantized along K with the scales of `mode` (see `tp.quantize`). K and N
+    must be multiples of 16 (FP8 GEMM alignment).
+  }];
+  let arguments = (ins TP_LowPrecisionTensor:$a, TP_ScaleTensor:$a_scale,
+                       Optional<TP_GlobalScaleTensor>:$a_global_scale,
+                       TP_LowPrecisionTensor:$b, TP_ScaleTensor:$b_scale,
+                       Optional<TP_GlobalScaleTensor>:$b_global_scale,
+                       Optional<TP_FloatTensor>:$bias,
+                       TP_ScalingModeAttr:$mode);
+  let results = (outs TP_FloatTensor:$result);
+  let assemblyFormat = [{
+    $a `scale` $a_scale (`global` $a_global_scale^)? `,`
+    $b `scale` $b_scale (`global` $b_global_scale^)?
+    (`bias` $bias^)? custom<EnumKeyword>($mode) attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fused collective-matmul ops
+//===----------------------------------------------------------------------===//
+
+def TP_AllGatherMatmulOp : TP_GroupOp<"all_gather_matmul", [AttrSizedOperandSegments]> {
+  let summary = "all-gather A along `dim`, multiplied by each B as it arrives";
+  let description = [{
+    Equal in meaning to `g = tp.all_gather a dim` followed by, for each B,
+    `g @ B (+ bias)` where the leading dims of `g` act as batch dims and B is
+    broadcast (B is [K, N], or [N, K] with `transpose_b`). Results: the
+    gathered A first when `return_gathered` is set, then one product per B.
+    Gathering the last dim (K) is allowed: each chunk is then a partial sum.
+
+    ```mlir
+    %q, %k = tp.all_gather_matmul %x, [%wq bias %bq, %wk] on @tp axes = [0]
+        dim = 0 : (tensor<32x512xf32>, tensor<512x64xf32>, tensor<512x64xf32>,
+                   tensor<64xf32>) -> (tensor<256x64xf32>, tensor<256x64xf32>)
+    ```
+  }];
+  let arguments = !con((ins TP_FloatTensor:$a, Variadic<TP_FloatTensor>:$bs,
+                            Variadic<TP_FloatTensor>:$biases),
+                       groupArgs,
+                       (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                            DenseBoolArrayAttr:$bias_mask,
+                            UnitAttr:$transpose_b, UnitAttr:$return_gathered),
+                       TP_ScheduleArgs);
+  let results = (outs Variadic<TP_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $a `,` custom<WeightList>($bs, $biases, $bias_mask) `on` $grid `axes` `=`
+    $grid_axes `dim` `=` $dim (`transpose_b` $transpose_b^)?
+    (`return_gathered` $return_gathered^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = groupDecls # [{
+    /// The gathered A, when requested.
+    ::mlir::Value getGathered() {
+      return getReturnGathered() ? getResults().front() : ::mlir::Value();
+    }
+    /// One product per B, in the order of `bs`.
+    ::mlir::ResultRange getProducts() {
+      return getResults().drop_front(getReturnGathered() ? 1 : 0);
+    }
+    /// The bias of the i-th B, or null.
+    ::mlir::Value getBiasOf(unsigned i);
+  }];
+  let hasVerifier = 1;
+}
+
+def TP_MatmulReduceScatterOp : TP_GroupOp<"matmul_reduce_scatter",
+    [AttrSizedOperandSegments]> {
+  let summary = "A @ B reduce-scattered along `dim`, chunk by chunk";
+  let description = [{
+    Equal in meaning to `p = a @ b (+ addend)` (leading dims of `a` are batch
+    dims, B is [K, N] or [N, K] with `transpose_b`), then
+    `tp.reduce_scatter p dim reduce`, then `+ bias` (the bias is over the
+    global N, added once after the reduction). Only `sum` and `avg` are
+    allowed. The `addend` has the shape of `p` and is added on this rank
+    before the reduction (a GEMM's C operand). Results: the unreduced `p`
+    first when `return_unreduced` is set, then the reduced slice.
+  }];
+  let arguments = !con((ins TP_FloatTensor:$a, TP_FloatTensor:$b,
+                            Optional<TP_FloatTensor>:$bias,
+                            Optional<TP_FloatTensor>:$addend),
+                       groupArgs,
+                       (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                            TP_ReductionKindAttr:$reduce,
+                            UnitAttr:$transpose_b, UnitAttr:$return_unreduced),
+                       TP_ScheduleArgs);
+  let results = (outs Variadic<TP_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $a `,` $b (`bias` $bias^)? (`addend` $addend^)? `on` $grid `axes` `=`
+    $grid_axes `dim` `=` $dim `reduce` `=` custom<EnumKeyword>($reduce)
+    (`transpose_b` $transpose_b^)? (`return_unreduced` $return_unreduced^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = groupDecls # [{
+    ::mlir::Value getUnreduced() {
+      return getReturnUnreduced() ? getResults().front() : ::mlir::Value();
+    }
+    ::mlir::Value getReduced() { return getResults().back(); }
+  }];
+  let hasVerifier = 1;
+}
+
+def TP_AllGatherScaledMatmulOp : TP_GroupOp<"all_gather_scaled_matmul",
+    [AttrSizedOperandSegments]> {
+  let summary = "all-gather low-precision A (and its scales), scaled matmul per B";
+  let description = [{
+    Equal in meaning to gathering `a` along `dim` (and `a_scale` along the
+    same dim when it is row-wise or block-wise; a per-tensor scale and the
+    NVFP4 global scale are shared by the group and not gathered), then one
+    `tp.scaled_matmul` per B ([N, K]) with its own scales and bias. `dim` must
+    not be the last (K) dim. Every B shares A's scale: consumers with
+    different A scales cannot be one fused op.
+  }];
+  let arguments = !con((ins TP_LowPrecisionTensor:$a, TP_ScaleTensor:$a_scale,
+                            Optional<TP_GlobalScaleTensor>:$a_global_scale,
+                            Variadic<TP_LowPrecisionTensor>:$bs,
+                            Variadic<TP_ScaleTensor>:$b_scales,
+                            Variadic<TP_GlobalScaleTensor>:$b_global_scales,
+                            Variadic<TP_FloatTensor>:$biases),
+                       groupArgs,
+                       (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                            TP_ScalingModeAttr:$mode,
+                            DenseBoolArrayAttr:$bias_mask,
+                            UnitAttr:$return_gathered),
+                       TP_ScheduleArgs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $a `scale` $a_scale (`global` $a_global_scale^)? `,`
+    custom<ScaledWeightList>($bs, $b_scales, $b_global_scales, $biases, $bias_mask)
+    `on` $grid `axes` `=` $grid_axes `dim` `=` $dim custom<EnumKeyword>($mode)
+    (`return_gathered` $return_gathered^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = groupDecls # [{
+    /// The gathered A and its gathered scale, when requested.
+    ::mlir::Value getGathered() {
+      return getReturnGathered() ? getResults()[0] : ::mlir::Value();
+    }
+    ::mlir::Value getGatheredScale() {
+      return getReturnGathered() ? getResults()[1] : ::mlir::Value();
+    }
+    ::mlir::ResultRange getProducts() {
+      return getResults().drop_front(getReturnGathered() ? 2 : 0);
+    }
+    ::mlir::Value getBiasOf(unsigned i);
+    ::mlir::Value getBGlobalScaleOf(unsigned i) {
+      return getBGlobalScales().empty() ? ::mlir::Value() : getBGlobalScales()[i];
+    }
+  }];
+  let hasVerifier = 1;
+}
+
+def TP_ScaledMatmulReduceScatterOp : TP_GroupOp<"scaled_matmul_reduce_scatter",
+    [AttrSizedOperandSegments]> {
+  let summary = "low-precision A @ B^T reduce-scattered along `dim`";
+  let description = [{
+    Equal in meaning to `tp.scaled_matmul` (A [..., M, K], B [N, K]; leading
+    dims of A are batch dims and its scales follow its shape) followed by
+    `tp.reduce_scatter` (`sum` or `avg`) and then `+ bias`. Partials are
+    accumulated in f32 and rounded once to the result element type.
+  }];
+  let arguments = !con((ins TP_LowPrecisionTensor:$a, TP_ScaleTensor:$a_scale,
+                            Optional<TP_GlobalScaleTensor>:$a_global_scale,
+                            TP_LowPrecisionTensor:$b, TP_ScaleTensor:$b_scale,
+                            Optional<TP_GlobalScaleTensor>:$b_global_scale,
+                            Optional<TP_FloatTensor>:$bias),
+                       groupArgs,
+                       (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                            TP_ReductionKindAttr:$reduce,
+                            TP_ScalingModeAttr:$mode,
+                            UnitAttr:$return_unreduced),
+                       TP_ScheduleArgs);
+  let results = (outs Variadic<TP_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $a `scale` $a_scale (`global` $a_global_scale^)? `,`
+    $b `scale` $b_scale (`global` $b_global_scale^)? (`bias` $bias^)?
+    `on` $grid `axes` `=` $grid_axes `dim` `=` $dim `reduce` `=` custom<EnumKeyword>($reduce)
+    custom<EnumKeyword>($mode)
+    (`return_unreduced` $return_unreduced^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = groupDecls # [{
+    ::mlir::Value getUnreduced() {
+      return getReturnUnreduced() ? getResults().front() : ::mlir::Value();
+    }
+    ::mlir::Value getReduced() { return getResults().back(); }
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TP_DIALECT_TP_IR_TPOPS_TD

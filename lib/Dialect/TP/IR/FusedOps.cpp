@@ -1,0 +1,317 @@
+//===- FusedOps.cpp - fused collective-matmul ops -------------------------===//
+//
+// Local rules (operand counts, ranks, element types) are checked in verify();
+// shapes that depend on the group size in verifySymbolUses().
+//
+//===----------------------------------------------------------------------===//
+
+#include "VerifyHelpers.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+using namespace mlir::tp::rules;
+
+static std::string indexed(StringRef name, unsigned i) {
+  return (name + "[" + Twine(i) + "]").str();
+}
+
+/// `bias_mask` has one entry per B and as many set entries as biases.
+static LogicalResult verifyBiasMask(Operation *op, ArrayRef<bool> mask,
+                                    size_t numBs, size_t numBiases) {
+  if (numBs == 0)
+    return op->emitOpError("needs at least one B operand");
+  if (mask.size() != numBs)
+    return op->emitOpError("'bias_mask' has ")
+           << mask.size() << " entries for " << numBs << " B operands";
+  size_t set = llvm::count(mask, true);
+  if (set != numBiases)
+    return op->emitOpError("'bias_mask' marks ")
+           << set << " biased B operands but " << numBiases
+           << " biases are given";
+  return success();
+}
+
+static Value biasOf(ArrayRef<bool> mask, OperandRange biases, unsigned i) {
+  if (i >= mask.size() || !mask[i])
+    return {};
+  return biases[llvm::count(mask.take_front(i), true)];
+}
+
+static LogicalResult verifyResultCount(Operation *op, size_t expected,
+                                       StringRef what) {
+  if (op->getNumResults() == expected)
+    return success();
+  return op->emitOpError("expected ")
+         << expected << " results (" << what << "), got "
+         << op->getNumResults();
+}
+
+static RankedTensorType withDimScaled(RankedTensorType type, int64_t dim,
+                                      int64_t groupSize) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = scaleExtent(shape[dim], groupSize);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+static LogicalResult verifyFloatResult(Operation *op, StringRef name,
+                                       Type element) {
+  if (isa<Float32Type, BFloat16Type, Float16Type>(element))
+    return success();
+  return op->emitOpError("'") << name
+                              << "' element type must be f32, bf16 or f16, got "
+                              << element;
+}
+
+/// The product part of a matmul-reduce-scatter: the unreduced result (when
+/// returned) and the reduced slice of `product`.
+static LogicalResult verifyReducedProduct(Operation *op, Value unreduced,
+                                          Value reduced,
+                                          RankedTensorType product, int64_t dim,
+                                          int64_t groupSize) {
+  if (unreduced &&
+      failed(verifyTypeIs(op, "unreduced", cast<RankedTensorType>(unreduced.getType()),
+                          product.getShape(), product.getElementType())))
+    return failure();
+  return verifyGatheredShape(op, "result",
+                             cast<RankedTensorType>(reduced.getType()),
+                             "product", product, dim, groupSize);
+}
+
+//===----------------------------------------------------------------------===//
+// all_gather_matmul
+//===----------------------------------------------------------------------===//
+
+Value AllGatherMatmulOp::getBiasOf(unsigned i) {
+  return biasOf(getBiasMask(), getBiases(), i);
+}
+
+LogicalResult AllGatherMatmulOp::verify() {
+  if (failed(verifyBiasMask(*this, getBiasMask(), getBs().size(),
+                            getBiases().size())))
+    return failure();
+  auto a = getA().getType();
+  if (a.getRank() < 2)
+    return emitOpError("'a' must have at least 2 dims [..., M, K], got ") << a;
+  if (failed(verifyDimInRange(*this, "dim", getDim(), "a", a.getRank())) ||
+      failed(verifyResultCount(*this, getBs().size() + getReturnGathered(),
+                               "the gathered A if returned, then one per B")))
+    return failure();
+  Type element = a.getElementType();
+  for (Value v : llvm::concat<Value>(getBs(), getBiases(), getResults()))
+    if (getElementTypeOrSelf(v.getType()) != element)
+      return emitOpError("every B, bias and result must have 'a''s element "
+                         "type ")
+             << element << ", got " << v.getType();
+  return success();
+}
+
+LogicalResult
+AllGatherMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
+  FailureOr<GroupInfo> group = resolveGroup(table);
+  if (failed(group))
+    return failure();
+  auto a = getA().getType();
+  RankedTensorType gathered = withDimScaled(a, getDim(), group->size);
+  if (Value result = getGathered())
+    if (failed(verifyGatheredShape(*this, "a", a, "gathered",
+                                   cast<RankedTensorType>(result.getType()),
+                                   getDim(), group->size)))
+      return failure();
+  for (auto [i, b, product] : llvm::enumerate(getBs(), getProducts())) {
+    std::string bName = indexed("bs", i);
+    FailureOr<SmallVector<int64_t>> shape = inferProductShape(
+        [&] { return emitOpError(); }, "a", gathered, bName,
+        cast<RankedTensorType>(b.getType()), getTransposeB());
+    if (failed(shape) ||
+        failed(verifyTypeIs(*this, indexed("products", i),
+                            cast<RankedTensorType>(product.getType()), *shape,
+                            a.getElementType())) ||
+        failed(verifyBias(*this, indexed("bias of bs", i), getBiasOf(i),
+                          shape->back(), a.getElementType())))
+      return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// matmul_reduce_scatter
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulReduceScatterOp::verify() {
+  auto a = getA().getType();
+  if (a.getRank() < 2)
+    return emitOpError("'a' must have at least 2 dims [..., M, K], got ") << a;
+  if (failed(verifyFusableReduction(*this, getReduce())) ||
+      failed(verifyDimInRange(*this, "dim", getDim(), "a", a.getRank())) ||
+      failed(verifyResultCount(*this, 1 + getReturnUnreduced(),
+                               "the unreduced product if returned, then the "
+                               "reduced slice")))
+    return failure();
+  Type element = a.getElementType();
+  SmallVector<Value> values = {getB()};
+  llvm::append_range(values, getResults());
+  for (Value v : {getBias(), getAddend()})
+    if (v)
+      values.push_back(v);
+  for (Value v : values)
+    if (getElementTypeOrSelf(v.getType()) != element)
+      return emitOpError("'b', bias, addend and results must have 'a''s "
+                         "element type ")
+             << element << ", got " << v.getType();
+  return success();
+}
+
+LogicalResult
+MatmulReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
+  FailureOr<GroupInfo> group = resolveGroup(table);
+  if (failed(group))
+    return failure();
+  auto a = getA().getType();
+  FailureOr<SmallVector<int64_t>> shape =
+      inferProductShape([&] { return emitOpError(); }, "a", a, "b",
+                        getB().getType(), getTransposeB());
+  if (failed(shape))
+    return failure();
+  auto product = RankedTensorType::get(*shape, a.getElementType());
+  if (getAddend() &&
+      failed(verifyTypeIs(*this, "addend", getAddend().getType(), *shape,
+                          a.getElementType())))
+    return failure();
+  if (failed(verifyBias(*this, "bias", getBias(), shape->back(),
+                        a.getElementType())))
+    return failure();
+  return verifyReducedProduct(*this, getUnreduced(), getReduced(), product,
+                              getDim(), group->size);
+}
+
+//===----------------------------------------------------------------------===//
+// all_gather_scaled_matmul
+//===----------------------------------------------------------------------===//
+
+Value AllGatherScaledMatmulOp::getBiasOf(unsigned i) {
+  return biasOf(getBiasMask(), getBiases(), i);
+}
+
+LogicalResult AllGatherScaledMatmulOp::verify() {
+  size_t numBs = getBs().size();
+  if (failed(verifyBiasMask(*this, getBiasMask(), numBs, getBiases().size())))
+    return failure();
+  if (getBScales().size() != numBs)
+    return emitOpError("expected one 'b_scales' entry per B (")
+           << numBs << "), got " << getBScales().size();
+  if (!getBGlobalScales().empty() && getBGlobalScales().size() != numBs)
+    return emitOpError("expected one 'b_global_scales' entry per B (")
+           << numBs << ") or none, got " << getBGlobalScales().size();
+  auto a = getA().getType();
+  if (a.getRank() < 2)
+    return emitOpError("'a' must have at least 2 dims [..., M, K], got ") << a;
+  if (failed(verifyDimInRange(*this, "dim", getDim(), "a", a.getRank())))
+    return failure();
+  if (static_cast<int64_t>(getDim()) == a.getRank() - 1)
+    return emitOpError("'dim' must not be the last (K) dim of 'a': scales run "
+                       "along K, so a scaled all-gather splits rows only");
+  if (failed(verifyResultCount(*this, numBs + 2 * getReturnGathered(),
+                               "the gathered A and scale if returned, then "
+                               "one per B")) ||
+      failed(verifyScaledOperand(*this, "a", a, "a_scale",
+                                 getAScale().getType(), "a_global_scale",
+                                 getAGlobalScale(), getMode())))
+    return failure();
+  for (auto [i, b, scale, product] :
+       llvm::enumerate(getBs(), getBScales(), getProducts())) {
+    std::string bName = indexed("bs", i);
+    auto bType = cast<RankedTensorType>(b.getType());
+    if (failed(verifyScaledOperand(*this, bName, bType, indexed("b_scales", i),
+                                   cast<RankedTensorType>(scale.getType()),
+                                   indexed("b_global_scales", i),
+                                   getBGlobalScaleOf(i), getMode())) ||
+        failed(verifyScaledGemmOperands(*this, "a", a, bName, bType)) ||
+        failed(verifyFloatResult(*this, indexed("products", i),
+                                 getElementTypeOrSelf(product.getType()))))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult
+AllGatherScaledMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
+  FailureOr<GroupInfo> group = resolveGroup(table);
+  if (failed(group))
+    return failure();
+  auto a = getA().getType();
+  int64_t g = group->size;
+  if (getReturnGathered()) {
+    auto scale = getAScale().getType();
+    // A per-tensor scale is shared by the group; others are gathered with A.
+    RankedTensorType gatheredScale =
+        getMode() == ScalingMode::PerTensor ? scale
+                                            : withDimScaled(scale, getDim(), g);
+    if (failed(verifyGatheredShape(*this, "a", a, "gathered",
+                                   cast<RankedTensorType>(getGathered().getType()),
+                                   getDim(), g)) ||
+        failed(verifyTypeIs(*this, "gathered_scale",
+                            cast<RankedTensorType>(getGatheredScale().getType()),
+                            gatheredScale.getShape(),
+                            gatheredScale.getElementType())))
+      return failure();
+  }
+  RankedTensorType gathered = withDimScaled(a, getDim(), g);
+  for (auto [i, b, product] : llvm::enumerate(getBs(), getProducts())) {
+    auto productType = cast<RankedTensorType>(product.getType());
+    SmallVector<int64_t> shape(gathered.getShape().drop_back());
+    shape.push_back(cast<RankedTensorType>(b.getType()).getDimSize(0));
+    if (failed(verifyTypeIs(*this, indexed("products", i), productType, shape,
+                            productType.getElementType())) ||
+        failed(verifyBias(*this, indexed("bias of bs", i), getBiasOf(i),
+                          shape.back(), productType.getElementType())))
+      return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// scaled_matmul_reduce_scatter
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScaledMatmulReduceScatterOp::verify() {
+  auto a = getA().getType(), b = getB().getType();
+  if (a.getRank() < 2)
+    return emitOpError("'a' must have at least 2 dims [..., M, K], got ") << a;
+  if (failed(verifyFusableReduction(*this, getReduce())) ||
+      failed(verifyDimInRange(*this, "dim", getDim(), "a", a.getRank())) ||
+      failed(verifyResultCount(*this, 1 + getReturnUnreduced(),
+                               "the unreduced product if returned, then the "
+                               "reduced slice")) ||
+      failed(verifyScaledOperand(*this, "a", a, "a_scale",
+                                 getAScale().getType(), "a_global_scale",
+                                 getAGlobalScale(), getMode())) ||
+      failed(verifyScaledOperand(*this, "b", b, "b_scale",
+                                 getBScale().getType(), "b_global_scale",
+                                 getBGlobalScale(), getMode())) ||
+      failed(verifyScaledGemmOperands(*this, "a", a, "b", b)))
+    return failure();
+  Type out = getElementTypeOrSelf(getReduced().getType());
+  if (failed(verifyFloatResult(*this, "result", out)))
+    return failure();
+  for (Value v : getResults())
+    if (getElementTypeOrSelf(v.getType()) != out)
+      return emitOpError("results must share one element type, got ")
+             << v.getType();
+  return success();
+}
+
+LogicalResult
+ScaledMatmulReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
+  FailureOr<GroupInfo> group = resolveGroup(table);
+  if (failed(group))
+    return failure();
+  auto a = getA().getType();
+  Type out = getElementTypeOrSelf(getReduced().getType());
+  SmallVector<int64_t> shape(a.getShape().drop_back());
+  shape.push_back(getB().getType().getDimSize(0));
+  if (failed(verifyBias(*this, "bias", getBias(), shape.back(), out)))
+    return failure();
+  return verifyReducedProduct(*this, getUnreduced(), getReduced(),
+                              RankedTensorType::get(shape, out), getDim(),
+                              group->size);
+}

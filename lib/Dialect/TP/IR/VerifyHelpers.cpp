@@ -1,0 +1,245 @@
+//===- VerifyHelpers.cpp - shape rules shared by tp verifiers -------------===//
+
+#include "VerifyHelpers.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+
+static std::string formatType(ArrayRef<int64_t> shape, Type elementType) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << RankedTensorType::get(shape, elementType);
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Groups
+//===----------------------------------------------------------------------===//
+
+FailureOr<GroupInfo> tp::resolveGroup(Operation *op, FlatSymbolRefAttr gridRef,
+                                      ArrayRef<int16_t> axes,
+                                      SymbolTableCollection &symbolTable) {
+  auto grid = symbolTable.lookupNearestSymbolFrom<shard::GridOp>(op, gridRef);
+  if (!grid)
+    return op->emitOpError("'grid' ")
+           << gridRef << " does not name a shard.grid";
+  if (axes.empty())
+    return op->emitOpError("'grid_axes' must name at least one axis of ")
+           << gridRef;
+  GroupInfo info{grid, {}, 1};
+  ArrayRef<int64_t> shape = grid.getShape();
+  for (int16_t axis : axes) {
+    if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
+      return op->emitOpError("grid axis ")
+             << axis << " is out of range for grid " << gridRef << " of rank "
+             << shape.size();
+    if (llvm::is_contained(info.axes, axis))
+      return op->emitOpError("grid axis ") << axis << " is named twice";
+    info.axes.push_back(axis);
+    info.size = ShapedType::isDynamic(shape[axis]) ||
+                        ShapedType::isDynamic(info.size)
+                    ? ShapedType::kDynamic
+                    : info.size * shape[axis];
+  }
+  return info;
+}
+
+std::optional<int64_t> tp::getStaticGroupSize(Operation *op) {
+  auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+  auto axes = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes");
+  if (!gridRef || !axes)
+    return std::nullopt;
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridRef);
+  if (!grid)
+    return std::nullopt;
+  int64_t size = 1;
+  for (int16_t axis : axes.asArrayRef()) {
+    if (axis < 0 || axis >= grid.getRank() ||
+        ShapedType::isDynamic(grid.getShape()[axis]))
+      return std::nullopt;
+    size *= grid.getShape()[axis];
+  }
+  return size;
+}
+
+int64_t tp::scaleExtent(int64_t extent, int64_t groupSize) {
+  if (ShapedType::isDynamic(extent) || ShapedType::isDynamic(groupSize))
+    return ShapedType::kDynamic;
+  return extent * groupSize;
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+LogicalResult rules::verifyDimInRange(Operation *op, StringRef dimName,
+                                       int64_t dim, StringRef tensorName,
+                                       int64_t rank) {
+  if (dim >= 0 && dim < rank)
+    return success();
+  return op->emitOpError("'")
+         << dimName << "' " << dim << " is out of range for '" << tensorName
+         << "' of rank " << rank;
+}
+
+LogicalResult rules::verifyGatheredShape(Operation *op, StringRef localName,
+                                          RankedTensorType local,
+                                          StringRef fullName,
+                                          RankedTensorType full, int64_t dim,
+                                          int64_t groupSize) {
+  if (local.getRank() != full.getRank())
+    return op->emitOpError("'")
+           << fullName << "' rank " << full.getRank() << " differs from '"
+           << localName << "' rank " << local.getRank();
+  if (local.getElementType() != full.getElementType())
+    return op->emitOpError("'")
+           << fullName << "' element type " << full.getElementType()
+           << " differs from '" << localName << "' element type "
+           << local.getElementType();
+  for (int64_t i = 0, e = local.getRank(); i < e; ++i) {
+    int64_t l = local.getDimSize(i), f = full.getDimSize(i);
+    if (i != dim) {
+      if (!extentsCompatible(l, f))
+        return op->emitOpError("'")
+               << fullName << "' dim " << i << " (" << f << ") differs from '"
+               << localName << "' dim " << i << " (" << l << ")";
+      continue;
+    }
+    if (ShapedType::isDynamic(groupSize) || ShapedType::isDynamic(f))
+      continue;
+    if (f % groupSize != 0)
+      return op->emitOpError("'")
+             << fullName << "' dim " << i << " (" << f
+             << ") is not divisible by the group size " << groupSize;
+    if (!ShapedType::isDynamic(l) && l * groupSize != f)
+      return op->emitOpError("'")
+             << fullName << "' dim " << i << " (" << f << ") must be '"
+             << localName << "' dim " << i << " (" << l
+             << ") times the group size " << groupSize << " = "
+             << l * groupSize;
+  }
+  return success();
+}
+
+FailureOr<SmallVector<int64_t>>
+rules::inferProductShape(function_ref<InFlightDiagnostic()> emitError,
+                          StringRef aName, RankedTensorType a, StringRef bName,
+                          RankedTensorType b, bool transposeB) {
+  if (b.getRank() != 2) {
+    emitError() << "'" << bName << "' must be 2-D, got " << b;
+    return failure();
+  }
+  int64_t k = lastDim(a);
+  int64_t bk = b.getDimSize(transposeB ? 1 : 0);
+  int64_t n = b.getDimSize(transposeB ? 0 : 1);
+  if (!extentsCompatible(k, bk)) {
+    emitError() << "contraction dims differ: '" << aName << "' has K = " << k
+                << ", '" << bName << "' has K = " << bk
+                << (transposeB ? " (B is [N, K])" : " (B is [K, N])");
+    return failure();
+  }
+  SmallVector<int64_t> shape(a.getShape().drop_back());
+  shape.push_back(n);
+  return shape;
+}
+
+LogicalResult rules::verifyTypeIs(Operation *op, StringRef name,
+                                   RankedTensorType actual,
+                                   ArrayRef<int64_t> shape, Type elementType,
+                                   const Twine &why) {
+  bool ok = actual.getElementType() == elementType &&
+            actual.getRank() == static_cast<int64_t>(shape.size());
+  for (int64_t i = 0; ok && i < actual.getRank(); ++i)
+    ok = extentsCompatible(actual.getDimSize(i), shape[i]);
+  if (ok)
+    return success();
+  return op->emitOpError("'")
+         << name << "' must be " << formatType(shape, elementType) << why
+         << ", got " << actual;
+}
+
+LogicalResult rules::verifyBias(Operation *op, StringRef name, Value bias,
+                                 int64_t n, Type elementType) {
+  if (!bias)
+    return success();
+  return verifyTypeIs(op, name, cast<RankedTensorType>(bias.getType()), {n},
+                      elementType);
+}
+
+LogicalResult rules::verifyFusableReduction(Operation *op,
+                                             ReductionKind kind) {
+  if (kind == ReductionKind::Sum || kind == ReductionKind::Avg)
+    return success();
+  return op->emitOpError("reduction '")
+         << stringifyReductionKind(kind)
+         << "' cannot be fused with a matmul: only sum and avg distribute "
+            "over the chunked product";
+}
+
+//===----------------------------------------------------------------------===//
+// Scales
+//===----------------------------------------------------------------------===//
+
+LogicalResult rules::verifyScaledOperand(Operation *op, StringRef dataName,
+                                          RankedTensorType data,
+                                          StringRef scaleName,
+                                          RankedTensorType scale,
+                                          StringRef globalName,
+                                          Value globalScale, ScalingMode mode) {
+  Type element = data.getElementType();
+  bool isFp4 = isa<Float4E2M1FNType>(element);
+  StringRef modeName = stringifyScalingMode(mode);
+  if (mode == ScalingMode::NVFP4 && !isFp4)
+    return op->emitOpError("'")
+           << dataName << "' of nvfp4 scaling must hold f4E2M1FN, got "
+           << element;
+  if (mode != ScalingMode::NVFP4 && isFp4)
+    return op->emitOpError("'")
+           << dataName << "' of " << modeName
+           << " scaling must hold f8E4M3FN or f8E5M2, got " << element;
+  if (mode == ScalingMode::NVFP4 && !globalScale)
+    return op->emitOpError("'") << globalName << "' is required by nvfp4 scaling";
+  if (mode != ScalingMode::NVFP4 && globalScale)
+    return op->emitOpError("'")
+           << globalName << "' is only allowed with nvfp4 scaling, not "
+           << modeName;
+  if (data.getRank() < 1)
+    return op->emitOpError("'") << dataName << "' must have at least one dim";
+
+  Builder b(op->getContext());
+  SmallVector<int64_t> shape(data.getShape());
+  Type scaleElement = b.getF32Type();
+  int64_t k = lastDim(data);
+  auto blocked = [&](int64_t block, Type elementType) -> LogicalResult {
+    if (!ShapedType::isDynamic(k) && k % block != 0)
+      return op->emitOpError("'")
+             << dataName << "' last dim (" << k << ") must be a multiple of the "
+             << modeName << " block size " << block;
+    shape.back() = ShapedType::isDynamic(k) ? k : k / block;
+    scaleElement = elementType;
+    return success();
+  };
+  switch (mode) {
+  case ScalingMode::PerTensor:
+    shape.clear();
+    break;
+  case ScalingMode::RowWise:
+    shape.back() = 1;
+    break;
+  case ScalingMode::MXFP8:
+    if (failed(blocked(32, b.getType<Float8E8M0FNUType>())))
+      return failure();
+    break;
+  case ScalingMode::NVFP4:
+    if (failed(blocked(16, b.getType<Float8E4M3FNType>())))
+      return failure();
+    break;
+  }
+  std::string dataText;
+  llvm::raw_string_ostream(dataText) << data;
+  return verifyTypeIs(op, scaleName, scale, shape, scaleElement,
+                      " for " + modeName + " scaling of '" + dataName + "' (" +
+                          dataText + ")");
+}

@@ -1,0 +1,69 @@
+//===- VerifyHelpers.h - shape rules shared by tp verifiers -----*- C++ -*-===//
+//
+// Every helper reports on `op` and names operands by their ODS names, so the
+// messages of all ops read alike.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LIB_DIALECT_TP_IR_VERIFYHELPERS_H
+#define TP_LIB_DIALECT_TP_IR_VERIFYHELPERS_H
+
+#include "tp/Dialect/TP/IR/TPOps.h"
+
+namespace mlir::tp::rules {
+
+/// `dim` must index a dim of a tensor of rank `rank`.
+LogicalResult verifyDimInRange(Operation *op, StringRef dimName, int64_t dim,
+                               StringRef tensorName, int64_t rank);
+
+/// `full` is `local` concatenated over a group of `groupSize` along `dim`:
+/// same rank and element type, equal dims but `dim`, and
+/// full[dim] == local[dim] * groupSize. A dynamic group size or extent skips
+/// the size check.
+LogicalResult verifyGatheredShape(Operation *op, StringRef localName,
+                                  RankedTensorType local, StringRef fullName,
+                                  RankedTensorType full, int64_t dim,
+                                  int64_t groupSize);
+
+/// The shape of `a @ b` where the leading dims of `a` are batch dims and `b`
+/// is 2-D ([K, N], or [N, K] when `transposeB`). Reports a K mismatch.
+FailureOr<SmallVector<int64_t>>
+inferProductShape(function_ref<InFlightDiagnostic()> emitError, StringRef aName,
+                  RankedTensorType a, StringRef bName, RankedTensorType b,
+                  bool transposeB);
+
+/// `actual` must be `expected` (shape and element type).
+LogicalResult verifyTypeIs(Operation *op, StringRef name,
+                           RankedTensorType actual, ArrayRef<int64_t> shape,
+                           Type elementType, const Twine &why = "");
+
+/// A low-precision operand and its scales under `mode` (see tp.quantize).
+LogicalResult verifyScaledOperand(Operation *op, StringRef dataName,
+                                  RankedTensorType data, StringRef scaleName,
+                                  RankedTensorType scale, StringRef globalName,
+                                  Value globalScale, ScalingMode mode);
+
+/// A bias over the last dim: 1-D with `n` elements of `elementType`.
+LogicalResult verifyBias(Operation *op, StringRef name, Value bias, int64_t n,
+                         Type elementType);
+
+/// Rules every scaled GEMM shares: not both f8E5M2, B as [N, K] with A's K,
+/// and FP8 GEMM alignment (K and N multiples of 16). Returns N.
+FailureOr<int64_t> verifyScaledGemmOperands(Operation *op, StringRef aName,
+                                            RankedTensorType a, StringRef bName,
+                                            RankedTensorType b);
+
+/// Fused ops reduce-scatter with sum or avg only.
+LogicalResult verifyFusableReduction(Operation *op, ReductionKind kind);
+
+/// The extent of the last dim.
+inline int64_t lastDim(RankedTensorType type) { return type.getShape().back(); }
+
+/// Whether two extents may be equal (either is dynamic, or they match).
+inline bool extentsCompatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+} // namespace mlir::tp::rules
+
+#endif // TP_LIB_DIALECT_TP_IR_VERIFYHELPERS_H

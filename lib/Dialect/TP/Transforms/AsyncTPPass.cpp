@@ -1,0 +1,140 @@
+//===- AsyncTPPass.cpp - the tp-async-tp pass and its patterns ------------===//
+//
+// The pass visits every collective once, in program order (all-gathers
+// first, so a matmul between an all-gather and a reduce-scatter goes to the
+// all-gather), and reports misses as remarks when asked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/TP/Transforms/AsyncTP.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPASYNCTP
+#include "tp/Dialect/TP/Transforms/Passes.h.inc"
+} // namespace mlir::tp
+
+using namespace mlir;
+using namespace mlir::tp;
+
+namespace {
+
+template <typename CollectiveOp>
+struct FuseCollectivePattern : OpRewritePattern<CollectiveOp> {
+  FuseCollectivePattern(MLIRContext *context, const AsyncTPOptions &options)
+      : OpRewritePattern<CollectiveOp>(context), options(options) {}
+
+  LogicalResult matchAndRewrite(CollectiveOp op,
+                                PatternRewriter &rewriter) const override {
+    FusionReport report;
+    if constexpr (std::is_same_v<CollectiveOp, AllGatherOp>)
+      report = fuseAllGather(rewriter, op, options);
+    else
+      report = fuseReduceScatter(rewriter, op, options);
+    if (report.fused)
+      return success();
+    return rewriter.notifyMatchFailure(op, [&](Diagnostic &diag) {
+      llvm::interleave(report.misses, diag, "; ");
+    });
+  }
+
+  AsyncTPOptions options;
+};
+
+/// Fusions by kind, reported with the `stats` option.
+struct FusionCounts {
+  unsigned allGatherMatmul = 0, matmulReduceScatter = 0;
+  unsigned allGatherScaledMatmul = 0, scaledMatmulReduceScatter = 0;
+  unsigned fusedConsumers = 0, missed = 0;
+
+  void add(Operation *fused) {
+    if (!fused) {
+      ++missed;
+    } else if (auto op = dyn_cast<AllGatherMatmulOp>(fused)) {
+      ++allGatherMatmul;
+      fusedConsumers += op.getBs().size();
+    } else if (auto op = dyn_cast<AllGatherScaledMatmulOp>(fused)) {
+      ++allGatherScaledMatmul;
+      fusedConsumers += op.getBs().size();
+    } else if (isa<MatmulReduceScatterOp>(fused)) {
+      ++matmulReduceScatter;
+    } else if (isa<ScaledMatmulReduceScatterOp>(fused)) {
+      ++scaledMatmulReduceScatter;
+    }
+  }
+};
+
+/// Remembers erased ops, so the pass skips collectives a fusion removed.
+struct ErasedOps : RewriterBase::Listener {
+  void notifyOperationErased(Operation *op) override { erased.insert(op); }
+  llvm::DenseSet<Operation *> erased;
+};
+
+struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
+  using TPAsyncTPBase::TPAsyncTPBase;
+
+  void runOnOperation() override {
+    AsyncTPOptions options;
+    if (tensorParallelAxis >= 0)
+      options.tensorParallelAxis = static_cast<int16_t>(tensorParallelAxis);
+    else if (tensorParallelAxis != -1) {
+      getOperation()->emitError("tp-async-tp: 'tp-axis' must be a grid axis "
+                                "or -1, got ")
+          << tensorParallelAxis;
+      return signalPassFailure();
+    }
+
+    SmallVector<Operation *> collectives;
+    getOperation()->walk([&](AllGatherOp op) { collectives.push_back(op); });
+    getOperation()->walk(
+        [&](ReduceScatterOp op) { collectives.push_back(op); });
+
+    FusionCounts counts;
+    ErasedOps erased;
+    IRRewriter rewriter(&getContext(), &erased);
+    for (Operation *op : collectives) {
+      if (erased.erased.contains(op))
+        continue;
+      Location loc = op->getLoc();
+      bool gather = isa<AllGatherOp>(op);
+      // An unused collective has nothing to fuse with: not a miss.
+      if (op->use_empty())
+        continue;
+      FusionReport report =
+          gather ? fuseAllGather(rewriter, cast<AllGatherOp>(op), options)
+                 : fuseReduceScatter(rewriter, cast<ReduceScatterOp>(op),
+                                     options);
+      counts.add(report.fused);
+      if (!emitRemarks)
+        continue;
+      StringRef what = gather ? "all-gather" : "reduce-scatter";
+      for (const std::string &why : report.misses) {
+        if (report.fused)
+          emitRemark(loc) << what << " fused without one of its uses: " << why;
+        else
+          emitRemark(loc) << what << " not fused: " << why;
+      }
+    }
+    if (reportCounts)
+      emitRemark(getOperation()->getLoc(), "tp-async-tp: ")
+          << counts.allGatherMatmul << " all-gather-matmul ("
+          << counts.fusedConsumers << " matmuls absorbed), "
+          << counts.matmulReduceScatter << " matmul-reduce-scatter, "
+          << counts.allGatherScaledMatmul << " all-gather-scaled-matmul, "
+          << counts.scaledMatmulReduceScatter
+          << " scaled-matmul-reduce-scatter, " << counts.missed
+          << " collectives left unfused";
+  }
+};
+
+} // namespace
+
+void tp::populateAsyncTPPatterns(RewritePatternSet &patterns,
+                                 const AsyncTPOptions &options) {
+  patterns.add<FuseCollectivePattern<AllGatherOp>,
+               FuseCollectivePattern<ReduceScatterOp>>(patterns.getContext(),
+                                                       options);
+}

@@ -1,0 +1,394 @@
+//===- FuseAllGather.cpp - all-gather -> matmul into one fused op ---------===//
+//
+// Every use of the gathered value is matched against the forms a framework
+// emits for a linear layer on a gathered activation:
+//   tp.matmul(g, B) / tp.scaled_matmul(g, ...)
+//   tensor.expand_shape(tp.matmul(tensor.collapse_shape(g), B))   (F.linear)
+//   tp.batch_matmul(g, B) with B broadcast over the batch         (bmm path)
+// each optionally followed by a tp.bias_add. Consumers that qualify and agree
+// on B's layout (and A's scale) become one fused op; the others keep reading
+// the gathered value, which the fused op then also returns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionUtils.h"
+#include "ReshapeUtils.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+
+namespace {
+
+/// A matmul that takes the gathered value as A, and what the fused op takes
+/// over from it.
+struct Consumer {
+  Operation *matmul = nullptr;
+  /// Set when A reached the matmul through a leading-dims collapse.
+  tensor::CollapseShapeOp collapse;
+  /// Whether the product was expanded back to A's rank (F.linear's graph).
+  bool expanded = false;
+  Value b, bias;
+  bool transposeB = false;
+  /// Scaled consumers: B's scales, and A's scale as the fused op takes it (the
+  /// shard for gathered scales).
+  bool scaled = false;
+  ScalingMode mode = ScalingMode::PerTensor;
+  Value bScale, bGlobal, aScale, aGlobal;
+  Type gatheredScaleType;
+  /// The all-gather (and reshape) of A's scale, erased once unused.
+  SmallVector<Operation *> scaleOps;
+  Type productElement;
+  /// The matmul, then the ops after it that the product replaces.
+  SmallVector<Operation *> chain;
+  /// Producers of B, scales and bias that must move above the fused op.
+  llvm::SetVector<Operation *> toHoist;
+
+  Value result() const { return chain.back()->getResult(0); }
+};
+
+using ConsumerList = SmallVector<Consumer, 2>;
+
+/// A use of the gathered value that was not fused, and why.
+struct Miss {
+  Operation *user;
+  std::string why;
+};
+
+} // namespace
+
+/// Looks through a leading-dims collapse of `value` when A was collapsed.
+static Value peelCollapse(Value value, bool aWasCollapsed) {
+  if (!aWasCollapsed)
+    return value;
+  auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
+  return collapse && isLeadingDimsCollapse(collapse) ? collapse.getSrc()
+                                                     : Value();
+}
+
+/// A's scale of a scaled consumer. A per-tensor scale (and the NVFP4 global
+/// scale) is shared by the group; row-wise and block scales must be gathered
+/// along with A, and the fused op takes their shard.
+static LogicalResult matchAScale(AllGatherOp ag, ScaledMatmulOp op,
+                                 Consumer &c, std::string &why) {
+  c.aGlobal = op.getAGlobalScale();
+  if (c.mode == ScalingMode::PerTensor) {
+    c.aScale = op.getAScale();
+    c.gatheredScaleType = c.aScale.getType();
+    return success();
+  }
+  Value scale = peelCollapse(op.getAScale(), static_cast<bool>(c.collapse));
+  auto scaleGather = scale ? scale.getDefiningOp<AllGatherOp>() : AllGatherOp();
+  if (!scaleGather || scaleGather.getGrid() != ag.getGrid() ||
+      scaleGather.getGridAxes() != ag.getGridAxes() ||
+      scaleGather.getDim() != ag.getDim()) {
+    why = ("A's " + stringifyScalingMode(c.mode) +
+           " scale is not all-gathered along with A (same group and dim)")
+              .str();
+    return failure();
+  }
+  c.aScale = scaleGather.getInput();
+  c.gatheredScaleType = scaleGather.getType();
+  if (scale != op.getAScale())
+    c.scaleOps.push_back(op.getAScale().getDefiningOp());
+  c.scaleOps.push_back(scaleGather);
+  return success();
+}
+
+/// The matmul part of a consumer: which op, which operand, which B.
+static LogicalResult matchMatmul(AllGatherOp ag, OpOperand &use, Consumer &c,
+                                 std::string &why) {
+  Operation *user = use.getOwner();
+  auto requireA = [&]() -> LogicalResult {
+    if (use.getOperandNumber() == 0)
+      return success();
+    why = "the gathered value is used as B of " + quoteName(user) + ", not A";
+    return failure();
+  };
+  if (auto mm = dyn_cast<MatmulOp>(user)) {
+    c.b = mm.getRhs();
+    c.transposeB = mm.getTransposeB();
+    c.productElement = mm.getType().getElementType();
+    return requireA();
+  }
+  if (auto bmm = dyn_cast<BatchMatmulOp>(user)) {
+    if (failed(requireA()))
+      return failure();
+    if (bmm.getRhs().getType().getRank() != 2) {
+      why = "the batched matmul has a per-batch B, not one weight broadcast "
+            "over the batch";
+      return failure();
+    }
+    c.b = bmm.getRhs();
+    c.transposeB = bmm.getTransposeB();
+    c.productElement = bmm.getType().getElementType();
+    return success();
+  }
+  auto smm = dyn_cast<ScaledMatmulOp>(user);
+  if (!smm) {
+    why = describeInterloper(user, "all-gather");
+    return failure();
+  }
+  if (failed(requireA()))
+    return failure();
+  if (static_cast<int64_t>(ag.getDim()) == ag.getType().getRank() - 1) {
+    why = "the scaled all-gather is along the last (K) dim, which scales run "
+          "along";
+    return failure();
+  }
+  c.scaled = true;
+  c.mode = smm.getMode();
+  c.b = smm.getB();
+  c.bScale = smm.getBScale();
+  c.bGlobal = smm.getBGlobalScale();
+  c.bias = smm.getBias();
+  c.transposeB = true;
+  c.productElement = smm.getType().getElementType();
+  return matchAScale(ag, smm, c, why);
+}
+
+/// Extends the consumer over a bias add and the expand back to A's rank.
+static void matchEpilogue(Consumer &c) {
+  c.chain.push_back(c.matmul);
+  auto soleUser = [&]() -> Operation * {
+    Value v = c.result();
+    return v.hasOneUse() ? *v.user_begin() : nullptr;
+  };
+  auto absorbBias = [&] {
+    auto add = dyn_cast_or_null<BiasAddOp>(soleUser());
+    if (!c.bias && add && add.getInput() == c.result()) {
+      c.bias = add.getBias();
+      c.chain.push_back(add);
+    }
+  };
+  absorbBias();
+  if (!c.collapse)
+    return;
+  auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(soleUser());
+  if (!expand || !isLeadingDimsExpand(expand))
+    return;
+  ArrayRef<int64_t> aShape = c.collapse.getSrcType().getShape();
+  ArrayRef<int64_t> outShape = expand.getResultType().getShape();
+  if (failed(verifyCompatibleShape(aShape.drop_back(), outShape.drop_back())))
+    return;
+  c.chain.push_back(expand);
+  c.expanded = true;
+  absorbBias();
+}
+
+static FailureOr<Consumer> matchConsumer(AllGatherOp ag, OpOperand &use,
+                                         tensor::CollapseShapeOp collapse,
+                                         std::string &why) {
+  Consumer c;
+  c.matmul = use.getOwner();
+  c.collapse = collapse;
+  if (failed(matchMatmul(ag, use, c, why)))
+    return failure();
+  if (c.matmul->getBlock() != ag->getBlock()) {
+    why = "the matmul is in a different block than the all-gather";
+    return failure();
+  }
+  matchEpilogue(c);
+
+  SmallPtrSet<Operation *, 4> replaced = {ag.getOperation()};
+  std::pair<Value, StringRef> needed[] = {
+      {c.b, "B"},           {c.bias, "the bias"},
+      {c.bScale, "B's scale"}, {c.bGlobal, "B's global scale"},
+      {c.aScale, "A's scale"}, {c.aGlobal, "A's global scale"}};
+  for (auto [value, what] : needed) {
+    if (!value)
+      continue;
+    Operation *blocker = nullptr;
+    HoistStatus status = planHoist(ag, value, replaced, c.toHoist, blocker);
+    if (status != HoistStatus::Ok) {
+      why = describeHoistFailure(status, blocker, what, "the gathered value",
+                                 "all-gather");
+      return failure();
+    }
+  }
+  return c;
+}
+
+/// Consumers that can share one fused op: same B layout and the same A
+/// scale. Returns the largest such group; the rest become misses.
+static ConsumerList chooseGroup(ConsumerList consumers,
+                                         SmallVector<Miss> &misses) {
+  auto compatible = [](const Consumer &x, const Consumer &y) {
+    return x.transposeB == y.transposeB && x.mode == y.mode &&
+           x.aScale == y.aScale && x.aGlobal == y.aGlobal;
+  };
+  size_t best = 0, bestCount = 0;
+  for (size_t i = 0; i < consumers.size(); ++i) {
+    size_t count = llvm::count_if(consumers, [&](const Consumer &other) {
+      return compatible(consumers[i], other);
+    });
+    if (count > bestCount)
+      best = i, bestCount = count;
+  }
+  ConsumerList group;
+  for (Consumer &c : consumers) {
+    if (compatible(consumers[best], c)) {
+      group.push_back(std::move(c));
+      continue;
+    }
+    std::string why =
+        c.transposeB != consumers[best].transposeB
+            ? "its B layout differs from the fused consumers' ([N, K] vs "
+              "[K, N])"
+            : "it uses a different A scale than the fused consumers";
+    misses.push_back({c.matmul, why});
+  }
+  return group;
+}
+
+/// Casts `value` to `type` when only static information differs.
+static Value castIfNeeded(RewriterBase &rewriter, Location loc, Value value,
+                          Type type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(rewriter, loc, type, value);
+}
+
+FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
+                               const AsyncTPOptions &options) {
+  FusionReport report;
+  std::string why;
+  if (!isTensorParallelGroup(ag.getGridAxes(), options, "all-gather", why)) {
+    report.misses.push_back(why);
+    return report;
+  }
+
+  ConsumerList consumers;
+  SmallVector<Miss> misses;
+  auto tryUse = [&](OpOperand &use, tensor::CollapseShapeOp collapse) {
+    std::string why;
+    FailureOr<Consumer> c = matchConsumer(ag, use, collapse, why);
+    if (succeeded(c))
+      consumers.push_back(std::move(*c));
+    else
+      misses.push_back({use.getOwner(), why});
+  };
+  for (OpOperand &use : ag->getUses()) {
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());
+    if (collapse && isLeadingDimsCollapse(collapse)) {
+      for (OpOperand &inner : collapse->getUses())
+        tryUse(inner, collapse);
+      continue;
+    }
+    tryUse(use, nullptr);
+  }
+  auto inBlockOrder = [](Operation *x, Operation *y) {
+    return x->getBlock() == y->getBlock() ? x->isBeforeInBlock(y) : x < y;
+  };
+  llvm::sort(consumers, [&](const Consumer &x, const Consumer &y) {
+    return inBlockOrder(x.matmul, y.matmul);
+  });
+  ConsumerList group =
+      consumers.empty() ? ConsumerList()
+                        : chooseGroup(std::move(consumers), misses);
+  llvm::stable_sort(misses, [&](const Miss &x, const Miss &y) {
+    return inBlockOrder(x.user, y.user);
+  });
+  for (Miss &miss : misses)
+    report.misses.push_back(std::move(miss.why));
+  if (group.empty())
+    return report;
+
+  // The gathered value stays needed unless every use is absorbed.
+  SmallPtrSet<Operation *, 8> absorbed;
+  for (Consumer &c : group)
+    absorbed.insert(c.matmul);
+  auto isAbsorbed = [&](Operation *user) {
+    if (absorbed.contains(user))
+      return true;
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+    return collapse && llvm::all_of(collapse->getUsers(), [&](Operation *u) {
+             return absorbed.contains(u);
+           });
+  };
+  bool returnGathered = !llvm::all_of(ag->getUsers(), isAbsorbed);
+
+  llvm::SetVector<Operation *> toHoist;
+  for (Consumer &c : group)
+    toHoist.insert(c.toHoist.begin(), c.toHoist.end());
+  hoistAbove(rewriter, ag, toHoist);
+
+  const Consumer &lead = group.front();
+  RankedTensorType gathered = ag.getType();
+  SmallVector<Type> resultTypes;
+  if (returnGathered) {
+    resultTypes.push_back(gathered);
+    if (lead.scaled)
+      resultTypes.push_back(lead.gatheredScaleType);
+  }
+  SmallVector<Value> bs, biases, bScales, bGlobals;
+  SmallVector<bool> biasMask;
+  for (Consumer &c : group) {
+    auto bType = cast<RankedTensorType>(c.b.getType());
+    SmallVector<int64_t> shape(gathered.getShape().drop_back());
+    shape.push_back(bType.getDimSize(c.transposeB ? 0 : 1));
+    resultTypes.push_back(RankedTensorType::get(shape, c.productElement));
+    bs.push_back(c.b);
+    biasMask.push_back(static_cast<bool>(c.bias));
+    if (c.bias)
+      biases.push_back(c.bias);
+    if (c.bScale)
+      bScales.push_back(c.bScale);
+    if (c.bGlobal)
+      bGlobals.push_back(c.bGlobal);
+  }
+
+  SmallVector<Location> locs = {ag.getLoc()};
+  for (Consumer &c : group)
+    locs.push_back(c.matmul->getLoc());
+  Location loc = rewriter.getFusedLoc(locs);
+  rewriter.setInsertionPoint(ag);
+  auto maskAttr = rewriter.getDenseBoolArrayAttr(biasMask);
+  UnitAttr gatheredAttr = returnGathered ? rewriter.getUnitAttr() : UnitAttr();
+  Operation *fused;
+  ResultRange products = ag->getResults();
+  if (lead.scaled) {
+    auto op = AllGatherScaledMatmulOp::create(
+        rewriter, loc, resultTypes, ag.getInput(), lead.aScale, lead.aGlobal,
+        bs, bScales, bGlobals, biases, ag.getGridAttr(), ag.getGridAxesAttr(),
+        ag.getDimAttr(), ScalingModeAttr::get(rewriter.getContext(), lead.mode),
+        maskAttr, gatheredAttr, /*algorithm=*/nullptr, /*chunks=*/nullptr);
+    fused = op;
+    products = op.getProducts();
+  } else {
+    auto op = AllGatherMatmulOp::create(
+        rewriter, loc, resultTypes, ag.getInput(), bs, biases,
+        ag.getGridAttr(), ag.getGridAxesAttr(), ag.getDimAttr(), maskAttr,
+        lead.transposeB ? rewriter.getUnitAttr() : UnitAttr(), gatheredAttr,
+        /*algorithm=*/nullptr, /*chunks=*/nullptr);
+    fused = op;
+    products = op.getProducts();
+  }
+
+  rewriter.setInsertionPointAfter(fused);
+  for (auto [c, product] : llvm::zip_equal(group, products)) {
+    Value replacement = product;
+    if (c.collapse && !c.expanded)
+      replacement = collapseLeadingDims(rewriter, c.matmul->getLoc(), product);
+    replacement = castIfNeeded(rewriter, c.matmul->getLoc(), replacement,
+                               c.result().getType());
+    rewriter.replaceAllUsesWith(c.result(), replacement);
+    for (Operation *op : llvm::reverse(c.chain))
+      rewriter.eraseOp(op);
+  }
+  // Reshapes of A and gathers of A's scale that fed only fused consumers;
+  // each scale reshape comes before the gather it reads.
+  llvm::SetVector<Operation *> leftovers;
+  for (Consumer &c : group) {
+    if (c.collapse)
+      leftovers.insert(c.collapse);
+    leftovers.insert(c.scaleOps.begin(), c.scaleOps.end());
+  }
+  for (Operation *op : leftovers)
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  if (returnGathered)
+    rewriter.replaceAllUsesWith(ag.getResult(), fused->getResult(0));
+  rewriter.eraseOp(ag);
+  report.fused = fused;
+  return report;
+}

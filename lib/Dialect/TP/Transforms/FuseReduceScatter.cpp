@@ -1,0 +1,264 @@
+//===- FuseReduceScatter.cpp - matmul -> reduce-scatter into one fused op -===//
+//
+// The reduce-scatter's input is matched against the forms a row-parallel
+// linear layer produces:
+//   tp.matmul(A, B) / tp.scaled_matmul(A, B) / tp.batch_matmul(A, B2d)
+//   tensor.expand_shape(tp.matmul(tensor.collapse_shape(A), B))   (F.linear)
+// optionally plus an addend (`arith.addf`, a GEMM's C operand) before the
+// reduction and a `tp.bias_add` after it. When the product has other users,
+// the fused op returns it too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionUtils.h"
+#include "ReshapeUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+
+namespace {
+
+/// The ops that compute the reduce-scatter's input, and what the fused op
+/// takes over from them.
+struct Producer {
+  Value a, b, addend, bias;
+  bool transposeB = false;
+  bool scaled = false;
+  ScalingMode mode = ScalingMode::PerTensor;
+  Value aScale, aGlobal, bScale, bGlobal;
+  tensor::CollapseShapeOp collapse;
+  /// matmul [, expand] [, addf], in program order; the last one's result is
+  /// the reduce-scatter's input.
+  SmallVector<Operation *> chain;
+  /// The reduce-scatter, or the bias add after it whose result the fused op
+  /// replaces.
+  SmallVector<Operation *> tail;
+
+  Value product() const { return chain.back()->getResult(0); }
+};
+
+} // namespace
+
+static LogicalResult matchMatmul(Operation *def, Producer &p, std::string &why) {
+  bool collapsed = static_cast<bool>(p.collapse);
+  auto expectA = [&](Value lhs) -> LogicalResult {
+    if (!collapsed) {
+      p.a = lhs;
+      return success();
+    }
+    if (lhs == p.collapse.getResult())
+      return success();
+    why = "the matmul's A is not the reshape the product is expanded back from";
+    return failure();
+  };
+  if (auto mm = dyn_cast<MatmulOp>(def)) {
+    p.b = mm.getRhs();
+    p.transposeB = mm.getTransposeB();
+    return expectA(mm.getLhs());
+  }
+  if (auto bmm = dyn_cast<BatchMatmulOp>(def)) {
+    if (bmm.getRhs().getType().getRank() != 2) {
+      why = "the batched matmul has a per-batch B, not one weight broadcast "
+            "over the batch";
+      return failure();
+    }
+    p.b = bmm.getRhs();
+    p.transposeB = bmm.getTransposeB();
+    return expectA(bmm.getLhs());
+  }
+  if (auto smm = dyn_cast<ScaledMatmulOp>(def)) {
+    if (smm.getBias()) {
+      why = "the scaled matmul adds its bias before the reduce-scatter, so "
+            "the bias is summed over the group";
+      return failure();
+    }
+    p.scaled = true;
+    p.mode = smm.getMode();
+    p.b = smm.getB();
+    p.bScale = smm.getBScale();
+    p.bGlobal = smm.getBGlobalScale();
+    p.aGlobal = smm.getAGlobalScale();
+    p.aScale = smm.getAScale();
+    if (collapsed && p.mode != ScalingMode::PerTensor) {
+      auto scaleCollapse = p.aScale.getDefiningOp<tensor::CollapseShapeOp>();
+      if (!scaleCollapse || !isLeadingDimsCollapse(scaleCollapse)) {
+        why = "A's scale is not reshaped along with A";
+        return failure();
+      }
+      p.aScale = scaleCollapse.getSrc();
+    }
+    return expectA(smm.getA());
+  }
+  if (isa<AllGatherMatmulOp, AllGatherScaledMatmulOp>(def)) {
+    why = "the matmul producing it is already fused with an all-gather";
+    return failure();
+  }
+  if (isa<BiasAddOp>(def)) {
+    why = "a bias_add sits between the matmul and the reduce-scatter, so the "
+          "bias is summed over the group";
+    return failure();
+  }
+  why = describeInterloper(def, "reduce-scatter");
+  return failure();
+}
+
+static FailureOr<Producer> matchProducer(ReduceScatterOp rs, std::string &why) {
+  Producer p;
+  Value v = rs.getInput();
+  Operation *def = v.getDefiningOp();
+  if (!def) {
+    why = "its input is a block argument, not a matmul result";
+    return failure();
+  }
+  if (def->getBlock() != rs->getBlock()) {
+    why = "the matmul is in a different block than the reduce-scatter";
+    return failure();
+  }
+  SmallVector<Operation *> reversedChain;
+  // A GEMM's C operand, added on every rank before the reduction.
+  if (auto add = dyn_cast<arith::AddFOp>(def)) {
+    for (unsigned i = 0; i < 2 && !p.addend; ++i) {
+      Operation *side = add->getOperand(i).getDefiningOp();
+      if (side && isa<MatmulOp, BatchMatmulOp, tensor::ExpandShapeOp>(side) &&
+          side->getBlock() == add->getBlock() && side->hasOneUse()) {
+        p.addend = add->getOperand(1 - i);
+        reversedChain.push_back(add);
+        def = side;
+      }
+    }
+    if (!p.addend) {
+      why = describeInterloper(add, "reduce-scatter");
+      return failure();
+    }
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
+    auto matmul = expand.getSrc().getDefiningOp();
+    auto collapse =
+        matmul && matmul->getNumOperands() > 0
+            ? matmul->getOperand(0).getDefiningOp<tensor::CollapseShapeOp>()
+            : tensor::CollapseShapeOp();
+    if (!isLeadingDimsExpand(expand) || !collapse ||
+        !isLeadingDimsCollapse(collapse) ||
+        failed(verifyCompatibleShape(
+            collapse.getSrcType().getShape().drop_back(),
+            expand.getResultType().getShape().drop_back()))) {
+      why = describeInterloper(expand, "reduce-scatter");
+      return failure();
+    }
+    if (!matmul->hasOneUse()) {
+      why = "the matmul's 2-D product has users besides the reshape back";
+      return failure();
+    }
+    reversedChain.push_back(expand);
+    p.collapse = collapse;
+    p.a = collapse.getSrc();
+    def = matmul;
+  }
+  if (failed(matchMatmul(def, p, why)))
+    return failure();
+  if (p.scaled && p.addend) {
+    why = "an addend sits between the scaled matmul and the reduce-scatter";
+    return failure();
+  }
+  reversedChain.push_back(def);
+  p.chain.assign(reversedChain.rbegin(), reversedChain.rend());
+
+  p.tail.push_back(rs);
+  int64_t last = rs.getType().getRank() - 1;
+  if (rs->hasOneUse() && static_cast<int64_t>(rs.getDim()) != last) {
+    auto add = dyn_cast<BiasAddOp>(*rs->user_begin());
+    if (add && add.getInput() == rs.getResult()) {
+      p.bias = add.getBias();
+      p.tail.push_back(add);
+    }
+  }
+  return p;
+}
+
+FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
+                                   const AsyncTPOptions &options) {
+  FusionReport report;
+  std::string why;
+  if (!isTensorParallelGroup(rs.getGridAxes(), options, "reduce-scatter",
+                             why)) {
+    report.misses.push_back(why);
+    return report;
+  }
+  ReductionKind kind = rs.getReduce();
+  if (kind != ReductionKind::Sum && kind != ReductionKind::Avg) {
+    report.misses.push_back(("the reduce-scatter reduces with " +
+                             stringifyReductionKind(kind) +
+                             "; only sum and avg distribute over the chunked "
+                             "product")
+                                .str());
+    return report;
+  }
+  FailureOr<Producer> match = matchProducer(rs, why);
+  if (failed(match)) {
+    report.misses.push_back(why);
+    return report;
+  }
+  Producer &p = *match;
+
+  // The fused op takes the place of the last producer op, so other users of
+  // the product (which follow it) can read the unreduced result.
+  Operation *point = p.chain.back();
+  llvm::SetVector<Operation *> toHoist;
+  if (p.bias) {
+    SmallPtrSet<Operation *, 8> replaced(p.tail.begin(), p.tail.end());
+    replaced.insert(p.chain.begin(), p.chain.end());
+    Operation *blocker = nullptr;
+    HoistStatus status = planHoist(point, p.bias, replaced, toHoist, blocker);
+    if (status != HoistStatus::Ok) {
+      report.misses.push_back(describeHoistFailure(
+          status, blocker, "the bias", "the reduce-scatter's result",
+          "matmul"));
+      return report;
+    }
+  }
+  hoistAbove(rewriter, point, toHoist);
+
+  Value product = p.product();
+  bool returnUnreduced = !product.hasOneUse();
+  SmallVector<Type> resultTypes;
+  if (returnUnreduced)
+    resultTypes.push_back(product.getType());
+  resultTypes.push_back(rs.getType());
+  SmallVector<Location> locs;
+  for (Operation *op : llvm::concat<Operation *>(p.chain, p.tail))
+    locs.push_back(op->getLoc());
+  Location loc = rewriter.getFusedLoc(locs);
+  UnitAttr unreducedAttr = returnUnreduced ? rewriter.getUnitAttr() : UnitAttr();
+  rewriter.setInsertionPoint(point);
+  Operation *fused;
+  if (p.scaled) {
+    fused = ScaledMatmulReduceScatterOp::create(
+        rewriter, loc, resultTypes, p.a, p.aScale, p.aGlobal, p.b, p.bScale,
+        p.bGlobal, p.bias, rs.getGridAttr(), rs.getGridAxesAttr(),
+        rs.getDimAttr(), rs.getReduceAttr(),
+        ScalingModeAttr::get(rewriter.getContext(), p.mode), unreducedAttr,
+        /*algorithm=*/nullptr, /*chunks=*/nullptr);
+  } else {
+    fused = MatmulReduceScatterOp::create(
+        rewriter, loc, resultTypes, p.a, p.b, p.bias, p.addend,
+        rs.getGridAttr(), rs.getGridAxesAttr(), rs.getDimAttr(),
+        rs.getReduceAttr(),
+        p.transposeB ? rewriter.getUnitAttr() : UnitAttr(), unreducedAttr,
+        /*algorithm=*/nullptr, /*chunks=*/nullptr);
+  }
+
+  rewriter.replaceAllUsesWith(p.tail.back()->getResult(0),
+                              fused->getResults().back());
+  for (Operation *op : llvm::reverse(p.tail))
+    rewriter.eraseOp(op);
+  if (returnUnreduced)
+    rewriter.replaceAllUsesWith(product, fused->getResult(0));
+  for (Operation *op : llvm::reverse(p.chain))
+    rewriter.eraseOp(op);
+  if (p.collapse && p.collapse->use_empty())
+    rewriter.eraseOp(p.collapse);
+  report.fused = fused;
+  return report;
+}

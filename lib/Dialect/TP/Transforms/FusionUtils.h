@@ -1,0 +1,58 @@
+//===- FusionUtils.h - legality helpers shared by the fusions ---*- C++ -*-===//
+
+#ifndef TP_LIB_DIALECT_TP_TRANSFORMS_FUSIONUTILS_H
+#define TP_LIB_DIALECT_TP_TRANSFORMS_FUSIONUTILS_H
+
+#include "tp/Dialect/TP/Transforms/AsyncTP.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::tp {
+
+/// `'dialect.op'`, for messages.
+std::string quoteName(Operation *op);
+
+/// Whether the collective's grid axes are ones async TP fuses; sets `why`.
+bool isTensorParallelGroup(ArrayRef<int16_t> axes,
+                           const AsyncTPOptions &options, StringRef collective,
+                           std::string &why);
+
+/// Why `op`, found between a collective and its matmul, stops the match:
+/// "an elementwise op ('arith.addf') sits between the all-gather and the
+/// matmul", "a transpose ...", "a reshape ...", or "... feeds 'x', which is
+/// not a matmul".
+std::string describeInterloper(Operation *op, StringRef collective);
+
+/// The result of planning to move a value's producers above a point.
+enum class HoistStatus {
+  /// Everything the value needs dominates the point, or can be moved there.
+  Ok,
+  /// The value is computed from one of the `replaced` ops (the collective or
+  /// the chain being fused): it depends on the fused op itself.
+  DependsOnReplaced,
+  /// An op the value needs sits after the point and cannot move (it has side
+  /// effects or regions); `blocker` is that op.
+  Immovable,
+};
+
+/// Collects into `toMove` the ops of `point`'s block after `point` that
+/// `value` is computed from.
+HoistStatus planHoist(Operation *point, Value value,
+                      const SmallPtrSetImpl<Operation *> &replaced,
+                      llvm::SetVector<Operation *> &toMove,
+                      Operation *&blocker);
+
+/// A sentence for a failed plan: "B depends on the gathered value" or "B is
+/// computed after the all-gather by 'x', which cannot move above the fused op
+/// (it has side effects)".
+std::string describeHoistFailure(HoistStatus status, Operation *blocker,
+                                 StringRef what, StringRef dependsOn,
+                                 StringRef collective);
+
+/// Moves `ops` (from planHoist) above `point`, keeping their order.
+void hoistAbove(RewriterBase &rewriter, Operation *point,
+                const llvm::SetVector<Operation *> &ops);
+
+} // namespace mlir::tp
+
+#endif // TP_LIB_DIALECT_TP_TRANSFORMS_FUSIONUTILS_H

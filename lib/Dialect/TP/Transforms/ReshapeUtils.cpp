@@ -1,0 +1,47 @@
+//===- ReshapeUtils.cpp - the reshapes around a linear layer --------------===//
+
+#include "ReshapeUtils.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+using namespace mlir;
+
+SmallVector<ReassociationIndices> tp::leadingDimsReassociation(int64_t rank) {
+  ReassociationIndices leading;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    leading.push_back(i);
+  return {leading, {rank - 1}};
+}
+
+Value tp::collapseLeadingDims(OpBuilder &builder, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return tensor::CollapseShapeOp::create(
+      builder, loc, value, leadingDimsReassociation(type.getRank()));
+}
+
+Value tp::expandLeadingDims(OpBuilder &builder, Location loc, Value matrix,
+                            Value shapeSource) {
+  auto matrixType = cast<RankedTensorType>(matrix.getType());
+  auto sourceType = cast<RankedTensorType>(shapeSource.getType());
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(builder, loc, shapeSource);
+  sizes.back() = tensor::getMixedSize(builder, loc, matrix, 1);
+  SmallVector<int64_t> shape(sourceType.getShape());
+  shape.back() = matrixType.getDimSize(1);
+  auto resultType = RankedTensorType::get(shape, matrixType.getElementType());
+  return tensor::ExpandShapeOp::create(
+      builder, loc, resultType, matrix,
+      leadingDimsReassociation(sourceType.getRank()), sizes);
+}
+
+bool tp::isLeadingDimsCollapse(tensor::CollapseShapeOp op) {
+  int64_t rank = op.getSrcType().getRank();
+  return rank >= 2 && op.getReassociationIndices() ==
+                          leadingDimsReassociation(rank);
+}
+
+bool tp::isLeadingDimsExpand(tensor::ExpandShapeOp op) {
+  int64_t rank = op.getResultType().getRank();
+  return op.getSrcType().getRank() == 2 && rank >= 2 &&
+         op.getReassociationIndices() == leadingDimsReassociation(rank);
+}

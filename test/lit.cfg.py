@@ -13,7 +13,6 @@ config.test_exec_root = os.path.join(config.tp_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
-config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%tp_src_root", config.tp_src_root))
 config.substitutions.append(("%shared", config.shared_dir))
 
@@ -26,6 +25,9 @@ config.substitutions.insert(0, ("FileCheck ", "FileCheck --enable-var-scope "))
 tool_dirs = [config.tp_tools_dir, config.llvm_tools_dir]
 tools = [
     "tp-opt",
+    "not",
+    "count",
+    "split-file",
     ToolSubst("mlir-opt", command=os.path.join(config.llvm_tools_dir, "mlir-opt")),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

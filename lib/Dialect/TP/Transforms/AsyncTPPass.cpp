@@ -81,9 +81,9 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
     if (tensorParallelAxis >= 0)
       options.tensorParallelAxis = static_cast<int16_t>(tensorParallelAxis);
     else if (tensorParallelAxis != -1) {
-      getOperation()->emitError("tp-async-tp: 'tp-axis' must be a grid axis "
-                                "or -1, got ")
-          << tensorParallelAxis;
+      emitError(getOperation()->getLoc(),
+                "tp-async-tp: 'tp-axis' must be a grid axis or -1, got ")
+          << static_cast<int>(tensorParallelAxis);
       return signalPassFailure();
     }
 

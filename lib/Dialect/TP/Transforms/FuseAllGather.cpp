@@ -52,6 +52,9 @@ using ConsumerList = SmallVector<Consumer, 2>;
 struct Miss {
   Operation *user;
   std::string why;
+  /// False for a use that is no matmul at all (e.g. the gathered value saved
+  /// for backward): reported only when nothing fuses.
+  bool blocksAMatmul = true;
 };
 
 } // namespace
@@ -235,7 +238,7 @@ static ConsumerList chooseGroup(ConsumerList consumers,
             ? "its B layout differs from the fused consumers' ([N, K] vs "
               "[K, N])"
             : "it uses a different A scale than the fused consumers";
-    misses.push_back({c.matmul, why});
+    misses.push_back({c.matmul, why, true});
   }
   return group;
 }
@@ -265,7 +268,10 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
     if (succeeded(c))
       consumers.push_back(std::move(*c));
     else
-      misses.push_back({use.getOwner(), why});
+      misses.push_back({use.getOwner(), why,
+                        isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp>(
+                            use.getOwner()) ||
+                            isInterloper(use.getOwner())});
   };
   for (OpOperand &use : ag->getUses()) {
     auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());
@@ -288,8 +294,15 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
   llvm::stable_sort(misses, [&](const Miss &x, const Miss &y) {
     return inBlockOrder(x.user, y.user);
   });
+  // Uses that are no matmul at all (the gathered value saved for backward,
+  // say) are not misses; they explain one only when nothing fused and nothing
+  // closer to a matmul does.
+  bool anyBlocked = llvm::any_of(misses, [](const Miss &m) {
+    return m.blocksAMatmul;
+  });
   for (Miss &miss : misses)
-    report.misses.push_back(std::move(miss.why));
+    if (miss.blocksAMatmul || (!anyBlocked && group.empty()))
+      report.misses.push_back(std::move(miss.why));
   if (group.empty())
     return report;
 

@@ -28,7 +28,8 @@ struct Producer {
   bool scaled = false;
   ScalingMode mode = ScalingMode::PerTensor;
   Value aScale, aGlobal, bScale, bGlobal;
-  tensor::CollapseShapeOp collapse;
+  /// The reshapes of A (and of A's scale) to 2-D, erased once unused.
+  tensor::CollapseShapeOp collapse, scaleCollapse;
   /// matmul [, expand] [, addf], in program order; the last one's result is
   /// the reduce-scatter's input.
   SmallVector<Operation *> chain;
@@ -88,6 +89,7 @@ static LogicalResult matchMatmul(Operation *def, Producer &p, std::string &why) 
         return failure();
       }
       p.aScale = scaleCollapse.getSrc();
+      p.scaleCollapse = scaleCollapse;
     }
     return expectA(smm.getA());
   }
@@ -257,8 +259,9 @@ FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
     rewriter.replaceAllUsesWith(product, fused->getResult(0));
   for (Operation *op : llvm::reverse(p.chain))
     rewriter.eraseOp(op);
-  if (p.collapse && p.collapse->use_empty())
-    rewriter.eraseOp(p.collapse);
+  for (tensor::CollapseShapeOp collapse : {p.collapse, p.scaleCollapse})
+    if (collapse && collapse->use_empty())
+      rewriter.eraseOp(collapse);
   report.fused = fused;
   return report;
 }

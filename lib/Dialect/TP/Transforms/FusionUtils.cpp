@@ -46,6 +46,12 @@ static bool isElementwise(Operation *op) {
                       [](AffineMap map) { return map.isIdentity(); });
 }
 
+bool tp::isInterloper(Operation *op) {
+  return isElementwise(op) ||
+         isa<linalg::TransposeOp, tensor::CollapseShapeOp,
+             tensor::ExpandShapeOp, tensor::ReshapeOp>(op);
+}
+
 std::string tp::describeInterloper(Operation *op, StringRef collective) {
   std::string name = quoteName(op);
   std::string where = collective == "all-gather"

@@ -17,6 +17,10 @@ bool isTensorParallelGroup(ArrayRef<int16_t> axes,
                            const AsyncTPOptions &options, StringRef collective,
                            std::string &why);
 
+/// Whether `op` is elementwise, a transpose or a reshape: an op that, put
+/// between a collective and a matmul, hides a fusable pair.
+bool isInterloper(Operation *op);
+
 /// Why `op`, found between a collective and its matmul, stops the match:
 /// "an elementwise op ('arith.addf') sits between the all-gather and the
 /// matmul", "a transpose ...", "a reshape ...", or "... feeds 'x', which is

@@ -97,8 +97,8 @@ struct TPLowerLinearPass
     } else if (mode == "bmm") {
       loweringMode = LinearLoweringMode::BatchedMatmul;
     } else {
-      getOperation()->emitError("tp-lower-linear: unknown mode '")
-          << mode << "'; expected 'reshape' or 'bmm'";
+      emitError(getOperation()->getLoc(), "tp-lower-linear: unknown mode '")
+          << static_cast<std::string>(mode) << "'; expected 'reshape' or 'bmm'";
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());

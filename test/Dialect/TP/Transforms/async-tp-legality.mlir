@@ -1,0 +1,82 @@
+// RUN: tp-opt %s --tp-async-tp=emit-remarks -split-input-file -verify-diagnostics | FileCheck %s
+
+// B computed after the all-gather (by pure ops) is moved above the fused op.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @hoist_b_producer
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<64x128xf32>)
+func.func @hoist_b_producer(%x: tensor<8x64xf32>, %w: tensor<64x128xf32>) -> tensor<32x128xf32> {
+  // CHECK-NEXT: %[[N:.*]] = arith.negf %[[W]]
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[N]]]
+  // CHECK-NEXT: return %[[Y]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf32> -> tensor<32x64xf32>
+  %wn = arith.negf %w : tensor<64x128xf32>
+  %y = tp.matmul %g, %wn : tensor<32x64xf32>, tensor<64x128xf32> -> tensor<32x128xf32>
+  return %y : tensor<32x128xf32>
+}
+
+// -----
+
+// Negative: B comes from an op with a region after the all-gather; it cannot
+// move above the fused op.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @b_not_movable
+func.func @b_not_movable(%x: tensor<8x64xf32>, %w: tensor<64x128xf32>, %c: i1) -> tensor<32x128xf32> {
+  // CHECK: tp.all_gather
+  // CHECK: scf.if
+  // CHECK: tp.matmul
+  // expected-remark @+1 {{all-gather not fused: B is computed after the all-gather by 'scf.if', which cannot move above the fused op (it has side effects or regions)}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf32> -> tensor<32x64xf32>
+  %b = scf.if %c -> tensor<64x128xf32> {
+    scf.yield %w : tensor<64x128xf32>
+  } else {
+    %n = arith.negf %w : tensor<64x128xf32>
+    scf.yield %n : tensor<64x128xf32>
+  }
+  %y = tp.matmul %g, %b : tensor<32x64xf32>, tensor<64x128xf32> -> tensor<32x128xf32>
+  return %y : tensor<32x128xf32>
+}
+
+// -----
+
+// Negative: the bias depends on the gathered value.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @bias_depends_on_gathered
+func.func @bias_depends_on_gathered(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // CHECK: tp.all_gather
+  // CHECK: tp.matmul
+  // CHECK: tp.bias_add
+  // expected-remark @+1 {{all-gather not fused: the bias depends on the gathered value}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x16xf32> -> tensor<16x16xf32>
+  %y = tp.matmul %g, %w : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %b = tensor.extract_slice %g[0, 0] [1, 16] [1, 1] : tensor<16x16xf32> to tensor<16xf32>
+  %z = tp.bias_add %y, %b : tensor<16x16xf32>, tensor<16xf32>
+  return %z : tensor<16x16xf32>
+}
+
+// -----
+
+// On a data x tensor grid, the collective along the tensor axis fuses; one
+// spanning both axes does not.
+
+shard.grid @dp_tp(shape = 2x4)
+
+// CHECK-LABEL: func.func @two_d_grid
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<64x128xf32>)
+func.func @two_d_grid(%x: tensor<8x64xf32>, %w: tensor<64x128xf32>) -> (tensor<32x128xf32>, tensor<64x128xf32>) {
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @dp_tp axes = [1] dim = 0
+  // CHECK-NEXT: %[[G2:.*]] = tp.all_gather %[[X]] on @dp_tp axes = [0, 1] dim = 0
+  // CHECK-NEXT: %[[Y2:.*]] = tp.matmul %[[G2]], %[[W]]
+  // CHECK-NEXT: return %[[Y]], %[[Y2]]
+  %g = tp.all_gather %x on @dp_tp axes = [1] dim = 0 : tensor<8x64xf32> -> tensor<32x64xf32>
+  %y = tp.matmul %g, %w : tensor<32x64xf32>, tensor<64x128xf32> -> tensor<32x128xf32>
+  // expected-remark @+1 {{all-gather not fused: the all-gather spans grid axes [0, 1]; async TP fuses collectives along one tensor-parallel axis}}
+  %g2 = tp.all_gather %x on @dp_tp axes = [0, 1] dim = 0 : tensor<8x64xf32> -> tensor<64x64xf32>
+  %y2 = tp.matmul %g2, %w : tensor<64x64xf32>, tensor<64x128xf32> -> tensor<64x128xf32>
+  return %y, %y2 : tensor<32x128xf32>, tensor<64x128xf32>
+}

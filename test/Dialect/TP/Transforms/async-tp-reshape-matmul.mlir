@@ -1,0 +1,116 @@
+// RUN: tp-opt %s --tp-async-tp=emit-remarks -split-input-file -verify-diagnostics | FileCheck %s
+
+// all-gather -> collapse -> matmul -> expand: the graph F.linear gives for a
+// 3-D activation. The fused op multiplies the 3-D gathered value directly.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @gather_batch_dim
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x16x64xf32>, %[[W:.*]]: tensor<128x64xf32>)
+func.func @gather_batch_dim(%x: tensor<2x16x64xf32>, %w: tensor<128x64xf32>) -> tensor<8x16x128xf32> {
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 0 transpose_b : (tensor<2x16x64xf32>, tensor<128x64xf32>) -> tensor<8x16x128xf32>
+  // CHECK-NEXT: return %[[Y]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<2x16x64xf32> -> tensor<8x16x64xf32>
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+  %m = tp.matmul %c, %w transpose_b : tensor<128x64xf32>, tensor<128x64xf32> -> tensor<128x128xf32>
+  %y = tensor.expand_shape %m [[0, 1], [2]] output_shape [8, 16, 128] : tensor<128x128xf32> into tensor<8x16x128xf32>
+  return %y : tensor<8x16x128xf32>
+}
+
+// -----
+
+// The sequence dim (1) of a batch-first [B, S, H] activation, with the bias
+// added after the expand.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @gather_sequence_dim
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x64xf32>, %[[W:.*]]: tensor<128x64xf32>, %[[B:.*]]: tensor<128xf32>)
+func.func @gather_sequence_dim(%x: tensor<2x4x64xf32>, %w: tensor<128x64xf32>, %b: tensor<128xf32>) -> tensor<2x16x128xf32> {
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]] bias %[[B]]] on @tp axes = [0] dim = 1 transpose_b : (tensor<2x4x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<2x16x128xf32>
+  // CHECK-NEXT: return %[[Y]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : tensor<2x4x64xf32> -> tensor<2x16x64xf32>
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : tensor<2x16x64xf32> into tensor<32x64xf32>
+  %m = tp.matmul %c, %w transpose_b : tensor<32x64xf32>, tensor<128x64xf32> -> tensor<32x128xf32>
+  %e = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 16, 128] : tensor<32x128xf32> into tensor<2x16x128xf32>
+  %y = tp.bias_add %e, %b : tensor<2x16x128xf32>, tensor<128xf32>
+  return %y : tensor<2x16x128xf32>
+}
+
+// -----
+
+// Without the expand back, the 2-D product is recovered by collapsing the
+// fused op's 3-D product.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @no_expand_back
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x64xf32>, %[[W:.*]]: tensor<64x32xf32>)
+func.func @no_expand_back(%x: tensor<2x4x64xf32>, %w: tensor<64x32xf32>) -> tensor<16x32xf32> {
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 0 : (tensor<2x4x64xf32>, tensor<64x32xf32>) -> tensor<4x4x32xf32>
+  // CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[Y]] {{\[\[}}0, 1], [2]] : tensor<4x4x32xf32> into tensor<16x32xf32>
+  // CHECK-NEXT: return %[[C]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<2x4x64xf32> -> tensor<4x4x64xf32>
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : tensor<4x4x64xf32> into tensor<16x64xf32>
+  %m = tp.matmul %c, %w : tensor<16x64xf32>, tensor<64x32xf32> -> tensor<16x32xf32>
+  return %m : tensor<16x32xf32>
+}
+
+// -----
+
+// Dynamic batch: the reshape sizes come from the gathered value.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @dynamic_batch
+// CHECK-SAME:    (%[[X:.*]]: tensor<?x4x64xf32>, %[[W:.*]]: tensor<128x64xf32>
+func.func @dynamic_batch(%x: tensor<?x4x64xf32>, %w: tensor<128x64xf32>, %n: index) -> tensor<?x16x128xf32> {
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 1 transpose_b : (tensor<?x4x64xf32>, tensor<128x64xf32>) -> tensor<?x16x128xf32>
+  // CHECK-NEXT: return %[[Y]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : tensor<?x4x64xf32> -> tensor<?x16x64xf32>
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : tensor<?x16x64xf32> into tensor<?x64xf32>
+  %m = tp.matmul %c, %w transpose_b : tensor<?x64xf32>, tensor<128x64xf32> -> tensor<?x128xf32>
+  %y = tensor.expand_shape %m [[0, 1], [2]] output_shape [%n, 16, 128] : tensor<?x128xf32> into tensor<?x16x128xf32>
+  return %y : tensor<?x16x128xf32>
+}
+
+// -----
+
+// Negative: a reshape that merges the contraction dim.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @reshape_merges_k
+func.func @reshape_merges_k(%x: tensor<2x16x4xf32>, %w: tensor<64x8xf32>) -> tensor<8x8xf32> {
+  // CHECK: tp.all_gather
+  // CHECK: tensor.collapse_shape
+  // CHECK: tp.matmul
+  // expected-remark @+1 {{all-gather not fused: a reshape ('tensor.collapse_shape') that does not just merge the leading dims sits between the all-gather and the matmul}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<2x16x4xf32> -> tensor<8x16x4xf32>
+  %c = tensor.collapse_shape %g [[0], [1, 2]] : tensor<8x16x4xf32> into tensor<8x64xf32>
+  %m = tp.matmul %c, %w : tensor<8x64xf32>, tensor<64x8xf32> -> tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+
+// -----
+
+// Negative: the collapse also feeds a non-matmul op; the matmul still fuses and
+// the other op reads a collapse of the gathered value the fused op returns.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @collapse_shared_with_other_user
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x64xf32>, %[[W:.*]]: tensor<64x32xf32>)
+func.func @collapse_shared_with_other_user(%x: tensor<2x4x64xf32>, %w: tensor<64x32xf32>) -> (tensor<16x32xf32>, tensor<16x64xf32>) {
+  // CHECK-NEXT: %[[R:.*]]:2 = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 0 return_gathered
+  // CHECK-DAG:  %[[P:.*]] = tensor.collapse_shape %[[R]]#1
+  // CHECK-DAG:  %[[G:.*]] = tensor.collapse_shape %[[R]]#0
+  // CHECK-DAG:  %[[N:.*]] = arith.negf %[[G]]
+  // CHECK:      return %[[P]], %[[N]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<2x4x64xf32> -> tensor<4x4x64xf32>
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : tensor<4x4x64xf32> into tensor<16x64xf32>
+  %m = tp.matmul %c, %w : tensor<16x64xf32>, tensor<64x32xf32> -> tensor<16x32xf32>
+  // expected-remark @-3 {{all-gather fused without one of its uses: an elementwise op ('arith.negf') sits between the all-gather and the matmul}}
+  %n = arith.negf %c : tensor<16x64xf32>
+  return %m, %n : tensor<16x32xf32>, tensor<16x64xf32>
+}

@@ -1,0 +1,196 @@
+// RUN: tp-opt %s --tp-async-tp=emit-remarks -split-input-file -verify-diagnostics | FileCheck %s
+
+// FP8 with per-tensor scales: the A scale is shared by the group.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @per_tensor
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf8E4M3FN>, %[[SX:.*]]: tensor<f32>, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<f32>)
+func.func @per_tensor(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<f32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>) -> tensor<32x32xbf16> {
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_scaled_matmul %[[X]] scale %[[SX]], [%[[W]] scale %[[SW]]] on @tp axes = [0] dim = 0 per_tensor : (tensor<8x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  // CHECK-NEXT: return %[[Y]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %y = tp.scaled_matmul %g scale %sx, %w scale %sw per_tensor : (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+
+// -----
+
+// Row-wise scales: A's scale is all-gathered alongside A; the fused op takes
+// the scale shard and both gathers disappear.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @row_wise_two_consumers
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf8E4M3FN>, %[[SX:.*]]: tensor<8x1xf32>, %[[W1:.*]]: tensor<32x64xf8E4M3FN>, %[[S1:.*]]: tensor<32x1xf32>, %[[W2:.*]]: tensor<16x64xf8E4M3FN>, %[[S2:.*]]: tensor<16x1xf32>, %[[B2:.*]]: tensor<16xbf16>)
+func.func @row_wise_two_consumers(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<8x1xf32>,
+    %w1: tensor<32x64xf8E4M3FN>, %s1: tensor<32x1xf32>, %w2: tensor<16x64xf8E4M3FN>, %s2: tensor<16x1xf32>, %b2: tensor<16xbf16>)
+    -> (tensor<32x32xbf16>, tensor<32x16xbf16>) {
+  // CHECK-NEXT: %[[R:.*]]:2 = tp.all_gather_scaled_matmul %[[X]] scale %[[SX]], [%[[W1]] scale %[[S1]], %[[W2]] scale %[[S2]] bias %[[B2]]] on @tp axes = [0] dim = 0 row_wise
+  // CHECK-NEXT: return %[[R]]#0, %[[R]]#1
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %gs = tp.all_gather %sx on @tp axes = [0] dim = 0 : tensor<8x1xf32> -> tensor<32x1xf32>
+  %y1 = tp.scaled_matmul %g scale %gs, %w1 scale %s1 row_wise : (tensor<32x64xf8E4M3FN>, tensor<32x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<32x32xbf16>
+  %y2 = tp.scaled_matmul %g scale %gs, %w2 scale %s2 bias %b2 row_wise : (tensor<32x64xf8E4M3FN>, tensor<32x1xf32>, tensor<16x64xf8E4M3FN>, tensor<16x1xf32>, tensor<16xbf16>) -> tensor<32x16xbf16>
+  return %y1, %y2 : tensor<32x32xbf16>, tensor<32x16xbf16>
+}
+
+// -----
+
+// A 3-D activation with row-wise scales through F.linear's reshapes: the
+// reference never fuses this form.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @row_wise_reshaped
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x64xf8E4M3FN>, %[[SX:.*]]: tensor<2x4x1xf32>, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<32x1xf32>)
+func.func @row_wise_reshaped(%x: tensor<2x4x64xf8E4M3FN>, %sx: tensor<2x4x1xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x1xf32>) -> tensor<2x8x32xf32> {
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_scaled_matmul %[[X]] scale %[[SX]], [%[[W]] scale %[[SW]]] on @tp axes = [0] dim = 1 row_wise : (tensor<2x4x64xf8E4M3FN>, tensor<2x4x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<2x8x32xf32>
+  // CHECK-NEXT: return %[[Y]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : tensor<2x4x64xf8E4M3FN> -> tensor<2x8x64xf8E4M3FN>
+  %gs = tp.all_gather %sx on @tp axes = [0] dim = 1 : tensor<2x4x1xf32> -> tensor<2x8x1xf32>
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : tensor<2x8x64xf8E4M3FN> into tensor<16x64xf8E4M3FN>
+  %cs = tensor.collapse_shape %gs [[0, 1], [2]] : tensor<2x8x1xf32> into tensor<16x1xf32>
+  %m = tp.scaled_matmul %c scale %cs, %w scale %sw row_wise : (tensor<16x64xf8E4M3FN>, tensor<16x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<16x32xf32>
+  %y = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
+  return %y : tensor<2x8x32xf32>
+}
+
+// -----
+
+// MXFP8 block scales are gathered with A like row-wise ones.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @mxfp8
+// CHECK-SAME:    (%[[X:.*]]: tensor<16x64xf8E4M3FN>, %[[SX:.*]]: tensor<16x2xf8E8M0FNU>
+func.func @mxfp8(%x: tensor<16x64xf8E4M3FN>, %sx: tensor<16x2xf8E8M0FNU>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x2xf8E8M0FNU>) -> tensor<32x32xbf16> {
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_scaled_matmul %[[X]] scale %[[SX]], [{{.*}}] on @tp axes = [0] dim = 0 mxfp8
+  // CHECK-NEXT: return %[[Y]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<16x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %gs = tp.all_gather %sx on @tp axes = [0] dim = 0 : tensor<16x2xf8E8M0FNU> -> tensor<32x2xf8E8M0FNU>
+  %y = tp.scaled_matmul %g scale %gs, %w scale %sw mxfp8 : (tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>, tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+
+// -----
+
+// NVFP4: block scales gathered with A, global scales passed through.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @nvfp4
+// CHECK-SAME:    (%[[X:.*]]: tensor<16x64xf4E2M1FN>, %[[SX:.*]]: tensor<16x4xf8E4M3FN>, %[[GX:.*]]: tensor<f32>, %[[W:.*]]: tensor<32x64xf4E2M1FN>, %[[SW:.*]]: tensor<32x4xf8E4M3FN>, %[[GW:.*]]: tensor<f32>)
+func.func @nvfp4(%x: tensor<16x64xf4E2M1FN>, %sx: tensor<16x4xf8E4M3FN>, %gx: tensor<f32>,
+                 %w: tensor<32x64xf4E2M1FN>, %sw: tensor<32x4xf8E4M3FN>, %gw: tensor<f32>) -> tensor<32x32xbf16> {
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_scaled_matmul %[[X]] scale %[[SX]] global %[[GX]], [%[[W]] scale %[[SW]] global %[[GW]]] on @tp axes = [0] dim = 0 nvfp4
+  // CHECK-NEXT: return %[[Y]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<16x64xf4E2M1FN> -> tensor<32x64xf4E2M1FN>
+  %gs = tp.all_gather %sx on @tp axes = [0] dim = 0 : tensor<16x4xf8E4M3FN> -> tensor<32x4xf8E4M3FN>
+  %y = tp.scaled_matmul %g scale %gs global %gx, %w scale %sw global %gw nvfp4 : (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<f32>, tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+
+// -----
+
+// Negative: the row-wise A scale is not gathered along with A.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @row_wise_scale_not_gathered
+func.func @row_wise_scale_not_gathered(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<32x1xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x1xf32>) -> tensor<32x32xbf16> {
+  // CHECK: tp.all_gather
+  // CHECK: tp.scaled_matmul
+  // expected-remark @+1 {{all-gather not fused: A's row_wise scale is not all-gathered along with A (same group and dim)}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %y = tp.scaled_matmul %g scale %sx, %w scale %sw row_wise : (tensor<32x64xf8E4M3FN>, tensor<32x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+
+// -----
+
+// Consumers with different A scales cannot share one fused op: the first
+// group fuses, the other keeps the gathered value.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @different_a_scales
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf8E4M3FN>, %[[S1:.*]]: tensor<f32>, %[[S2:.*]]: tensor<f32>, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<f32>)
+func.func @different_a_scales(%x: tensor<8x64xf8E4M3FN>, %s1: tensor<f32>, %s2: tensor<f32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>) -> (tensor<32x32xbf16>, tensor<32x32xbf16>) {
+  // CHECK-NEXT: %[[R:.*]]:3 = tp.all_gather_scaled_matmul %[[X]] scale %[[S1]], [%[[W]] scale %[[SW]]] on @tp axes = [0] dim = 0 per_tensor return_gathered
+  // CHECK-NEXT: %[[Y2:.*]] = tp.scaled_matmul %[[R]]#0 scale %[[S2]]
+  // CHECK-NEXT: return %[[R]]#2, %[[Y2]]
+  // expected-remark @+1 {{all-gather fused without one of its uses: it uses a different A scale than the fused consumers}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %y1 = tp.scaled_matmul %g scale %s1, %w scale %sw per_tensor : (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  %y2 = tp.scaled_matmul %g scale %s2, %w scale %sw per_tensor : (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  return %y1, %y2 : tensor<32x32xbf16>, tensor<32x32xbf16>
+}
+
+// -----
+
+// Negative: a scaled gather of the last (K) dim.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @scaled_gather_of_k
+func.func @scaled_gather_of_k(%x: tensor<32x16xf8E4M3FN>, %sx: tensor<f32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>) -> tensor<32x32xbf16> {
+  // CHECK: tp.all_gather
+  // expected-remark @+1 {{all-gather not fused: the scaled all-gather is along the last (K) dim, which scales run along}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : tensor<32x16xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %y = tp.scaled_matmul %g scale %sx, %w scale %sw per_tensor : (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+
+// -----
+
+// Negative: B's scale depends on the gathered value.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @b_scale_depends_on_gathered
+func.func @b_scale_depends_on_gathered(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<f32>, %w: tensor<32x64xf8E4M3FN>) -> tensor<32x32xbf16> {
+  // CHECK: tp.all_gather
+  // expected-remark @+1 {{all-gather not fused: B's scale depends on the gathered value}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %f = tp.dequantize %g scale %sx per_tensor : (tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x64xf32>
+  %q, %sw = tp.quantize %f per_tensor : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<f32>
+  %y = tp.scaled_matmul %g scale %sx, %w scale %sw per_tensor : (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+
+// -----
+
+// Scaled matmul -> reduce-scatter, with F.linear's reshapes and row-wise scales.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @scaled_reduce_scatter
+// CHECK-SAME:    (%[[H:.*]]: tensor<2x8x64xf8E4M3FN>, %[[SH:.*]]: tensor<2x8x1xf32>, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<32x1xf32>, %[[B:.*]]: tensor<32xbf16>)
+func.func @scaled_reduce_scatter(%h: tensor<2x8x64xf8E4M3FN>, %sh: tensor<2x8x1xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x1xf32>, %b: tensor<32xbf16>) -> tensor<2x4x32xbf16> {
+  // CHECK-NEXT: %[[Y:.*]] = tp.scaled_matmul_reduce_scatter %[[H]] scale %[[SH]], %[[W]] scale %[[SW]] bias %[[B]] on @tp axes = [0] dim = 1 reduce = sum row_wise : (tensor<2x8x64xf8E4M3FN>, tensor<2x8x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>, tensor<32xbf16>) -> tensor<2x4x32xbf16>
+  // CHECK-NEXT: return %[[Y]]
+  %c = tensor.collapse_shape %h [[0, 1], [2]] : tensor<2x8x64xf8E4M3FN> into tensor<16x64xf8E4M3FN>
+  %cs = tensor.collapse_shape %sh [[0, 1], [2]] : tensor<2x8x1xf32> into tensor<16x1xf32>
+  %m = tp.scaled_matmul %c scale %cs, %w scale %sw row_wise : (tensor<16x64xf8E4M3FN>, tensor<16x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<16x32xbf16>
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xbf16> into tensor<2x8x32xbf16>
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : tensor<2x8x32xbf16> -> tensor<2x4x32xbf16>
+  %y = tp.bias_add %r, %b : tensor<2x4x32xbf16>, tensor<32xbf16>
+  return %y : tensor<2x4x32xbf16>
+}
+
+// -----
+
+// Negative: the scaled matmul's own bias is added before the reduction.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @scaled_bias_before_reduction
+func.func @scaled_bias_before_reduction(%h: tensor<16x64xf8E4M3FN>, %sh: tensor<f32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
+  // CHECK: tp.scaled_matmul
+  // CHECK: tp.reduce_scatter
+  %m = tp.scaled_matmul %h scale %sh, %w scale %sw bias %b per_tensor : (tensor<16x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32xf32>) -> tensor<16x32xf32>
+  // expected-remark @+1 {{reduce-scatter not fused: the scaled matmul adds its bias before the reduce-scatter, so the bias is summed over the group}}
+  %r = tp.reduce_scatter %m on @tp axes = [0] dim = 0 reduce = sum : tensor<16x32xf32> -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
+}

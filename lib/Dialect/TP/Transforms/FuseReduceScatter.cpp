@@ -42,22 +42,19 @@ struct Producer {
 
 } // namespace
 
+/// The matmul itself. With F.linear's reshapes, A is the collapse's source
+/// (the collapse feeds the matmul's first operand by construction).
 static LogicalResult matchMatmul(Operation *def, Producer &p, std::string &why) {
   bool collapsed = static_cast<bool>(p.collapse);
-  auto expectA = [&](Value lhs) -> LogicalResult {
-    if (!collapsed) {
+  auto takeA = [&](Value lhs) -> LogicalResult {
+    if (!collapsed)
       p.a = lhs;
-      return success();
-    }
-    if (lhs == p.collapse.getResult())
-      return success();
-    why = "the matmul's A is not the reshape the product is expanded back from";
-    return failure();
+    return success();
   };
   if (auto mm = dyn_cast<MatmulOp>(def)) {
     p.b = mm.getRhs();
     p.transposeB = mm.getTransposeB();
-    return expectA(mm.getLhs());
+    return takeA(mm.getLhs());
   }
   if (auto bmm = dyn_cast<BatchMatmulOp>(def)) {
     if (bmm.getRhs().getType().getRank() != 2) {
@@ -67,7 +64,7 @@ static LogicalResult matchMatmul(Operation *def, Producer &p, std::string &why) 
     }
     p.b = bmm.getRhs();
     p.transposeB = bmm.getTransposeB();
-    return expectA(bmm.getLhs());
+    return takeA(bmm.getLhs());
   }
   if (auto smm = dyn_cast<ScaledMatmulOp>(def)) {
     if (smm.getBias()) {
@@ -91,7 +88,7 @@ static LogicalResult matchMatmul(Operation *def, Producer &p, std::string &why) 
       p.aScale = scaleCollapse.getSrc();
       p.scaleCollapse = scaleCollapse;
     }
-    return expectA(smm.getA());
+    return takeA(smm.getA());
   }
   if (isa<AllGatherMatmulOp, AllGatherScaledMatmulOp>(def)) {
     why = "the matmul producing it is already fused with an all-gather";
@@ -215,7 +212,7 @@ FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
     HoistStatus status = planHoist(point, p.bias, replaced, toHoist, blocker);
     if (status != HoistStatus::Ok) {
       report.misses.push_back(describeHoistFailure(
-          status, blocker, "the bias", "the reduce-scatter's result",
+          status, blocker, "the bias", "the matmul's product",
           "matmul"));
       return report;
     }

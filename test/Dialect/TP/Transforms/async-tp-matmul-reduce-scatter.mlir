@@ -257,3 +257,65 @@ func.func @inner_product_has_other_user(%h: tensor<2x8x16xf32>, %w: tensor<16x64
   %y = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : tensor<2x8x64xf32> -> tensor<2x4x64xf32>
   return %y, %m : tensor<2x4x64xf32>, tensor<16x64xf32>
 }
+
+// -----
+
+// Negative: the reduce-scatter sits in a nested region, the matmul outside.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @reduce_scatter_in_other_block
+func.func @reduce_scatter_in_other_block(%h: tensor<32x16xf32>, %w: tensor<16x64xf32>, %c: i1) -> tensor<8x64xf32> {
+  // CHECK: tp.matmul
+  // CHECK: tp.reduce_scatter
+  %p = tp.matmul %h, %w : tensor<32x16xf32>, tensor<16x64xf32> -> tensor<32x64xf32>
+  %r = scf.if %c -> tensor<8x64xf32> {
+    // expected-remark @+1 {{reduce-scatter not fused: the matmul is in a different block than the reduce-scatter}}
+    %y = tp.reduce_scatter %p on @tp axes = [0] dim = 0 reduce = sum : tensor<32x64xf32> -> tensor<8x64xf32>
+    scf.yield %y : tensor<8x64xf32>
+  } else {
+    %z = tensor.empty() : tensor<8x64xf32>
+    scf.yield %z : tensor<8x64xf32>
+  }
+  return %r : tensor<8x64xf32>
+}
+
+// -----
+
+// Negative: the bias added after the reduction is computed from the product.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @bias_depends_on_product
+func.func @bias_depends_on_product(%h: tensor<32x16xf32>, %w: tensor<16x64xf32>) -> tensor<8x64xf32> {
+  // CHECK: tp.reduce_scatter
+  // CHECK: tp.bias_add
+  %p = tp.matmul %h, %w : tensor<32x16xf32>, tensor<16x64xf32> -> tensor<32x64xf32>
+  // expected-remark @+1 {{reduce-scatter not fused: the bias depends on the matmul's product}}
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 0 reduce = sum : tensor<32x64xf32> -> tensor<8x64xf32>
+  %b = tensor.extract_slice %p[0, 0] [1, 64] [1, 1] : tensor<32x64xf32> to tensor<64xf32>
+  %y = tp.bias_add %r, %b : tensor<8x64xf32>, tensor<64xf32>
+  return %y : tensor<8x64xf32>
+}
+
+// -----
+
+// Negative: the bias is computed after the matmul by an op that cannot move.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @bias_not_movable
+func.func @bias_not_movable(%h: tensor<32x16xf32>, %w: tensor<16x64xf32>, %b0: tensor<64xf32>, %c: i1) -> tensor<8x64xf32> {
+  // CHECK: tp.reduce_scatter
+  %p = tp.matmul %h, %w : tensor<32x16xf32>, tensor<16x64xf32> -> tensor<32x64xf32>
+  // expected-remark @+1 {{reduce-scatter not fused: the bias is computed after the matmul by 'scf.if', which cannot move above the fused op (it has side effects or regions)}}
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 0 reduce = sum : tensor<32x64xf32> -> tensor<8x64xf32>
+  %b = scf.if %c -> tensor<64xf32> {
+    scf.yield %b0 : tensor<64xf32>
+  } else {
+    %n = arith.negf %b0 : tensor<64xf32>
+    scf.yield %n : tensor<64xf32>
+  }
+  %y = tp.bias_add %r, %b : tensor<8x64xf32>, tensor<64xf32>
+  return %y : tensor<8x64xf32>
+}

@@ -194,3 +194,39 @@ func.func @scaled_bias_before_reduction(%h: tensor<16x64xf8E4M3FN>, %sh: tensor<
   %r = tp.reduce_scatter %m on @tp axes = [0] dim = 0 reduce = sum : tensor<16x32xf32> -> tensor<8x32xf32>
   return %r : tensor<8x32xf32>
 }
+
+// -----
+
+// Negative: row-wise A scale of the reshaped scaled matmul is not a reshape of
+// a scale of A's rank.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @scaled_scale_not_reshaped
+func.func @scaled_scale_not_reshaped(%h: tensor<2x8x64xf8E4M3FN>, %sh: tensor<16x1xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x1xf32>) -> tensor<2x4x32xbf16> {
+  // CHECK: tp.reduce_scatter
+  %c = tensor.collapse_shape %h [[0, 1], [2]] : tensor<2x8x64xf8E4M3FN> into tensor<16x64xf8E4M3FN>
+  %m = tp.scaled_matmul %c scale %sh, %w scale %sw row_wise : (tensor<16x64xf8E4M3FN>, tensor<16x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<16x32xbf16>
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xbf16> into tensor<2x8x32xbf16>
+  // expected-remark @+1 {{reduce-scatter not fused: A's scale is not reshaped along with A}}
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : tensor<2x8x32xbf16> -> tensor<2x4x32xbf16>
+  return %r : tensor<2x4x32xbf16>
+}
+
+// -----
+
+// Negative: an addend on a scaled product (the scaled fused op has none).
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @scaled_addend
+func.func @scaled_addend(%h: tensor<2x8x64xf8E4M3FN>, %sh: tensor<f32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>, %d: tensor<2x8x32xbf16>) -> tensor<2x4x32xbf16> {
+  // CHECK: tp.reduce_scatter
+  %c = tensor.collapse_shape %h [[0, 1], [2]] : tensor<2x8x64xf8E4M3FN> into tensor<16x64xf8E4M3FN>
+  %m = tp.scaled_matmul %c scale %sh, %w scale %sw per_tensor : (tensor<16x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<16x32xbf16>
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xbf16> into tensor<2x8x32xbf16>
+  %s = arith.addf %p, %d : tensor<2x8x32xbf16>
+  // expected-remark @+1 {{reduce-scatter not fused: an addend sits between the scaled matmul and the reduce-scatter}}
+  %r = tp.reduce_scatter %s on @tp axes = [0] dim = 1 reduce = sum : tensor<2x8x32xbf16> -> tensor<2x4x32xbf16>
+  return %r : tensor<2x4x32xbf16>
+}

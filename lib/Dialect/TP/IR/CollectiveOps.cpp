@@ -66,7 +66,8 @@ LogicalResult ReduceScatterOp::verify() {
   if (failed(verifyDimInRange(*this, "dim", getDim(), "input", input.getRank())))
     return failure();
   return verifyGatheredShape(*this, "result", getType(), "input", input,
-                             getDim(), ShapedType::kDynamic);
+                             getDim(), ShapedType::kDynamic,
+                             /*localIsDerived=*/true);
 }
 
 LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
@@ -74,7 +75,8 @@ LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
   if (failed(group))
     return failure();
   return verifyGatheredShape(*this, "result", getType(), "input",
-                             getInput().getType(), getDim(), group->size);
+                             getInput().getType(), getDim(), group->size,
+                             /*localIsDerived=*/true);
 }
 
 OpFoldResult ReduceScatterOp::fold(FoldAdaptor) {

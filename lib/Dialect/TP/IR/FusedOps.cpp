@@ -74,7 +74,19 @@ static LogicalResult verifyReducedProduct(Operation *op, Value unreduced,
     return failure();
   return verifyGatheredShape(op, "result",
                              cast<RankedTensorType>(reduced.getType()),
-                             "product", product, dim, groupSize);
+                             "product a @ b", product, dim, groupSize,
+                             /*localIsDerived=*/true);
+}
+
+/// A reduce-scatter's bias is over the whole N and added after the reduction,
+/// so the result must still span N.
+static LogicalResult verifyBiasNotScattered(Operation *op, Value bias,
+                                            int64_t dim, int64_t rank) {
+  if (!bias || dim != rank - 1)
+    return success();
+  return op->emitOpError("'bias' is added after the reduction over the whole "
+                         "N, so it cannot be used when scattering the last "
+                         "dim; add it before as an addend slice instead");
 }
 
 //===----------------------------------------------------------------------===//
@@ -178,7 +190,8 @@ MatmulReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
                           a.getElementType())))
     return failure();
   if (failed(verifyBias(*this, "bias", getBias(), shape->back(),
-                        a.getElementType())))
+                        a.getElementType())) ||
+      failed(verifyBiasNotScattered(*this, getBias(), getDim(), a.getRank())))
     return failure();
   return verifyReducedProduct(*this, getUnreduced(), getReduced(), product,
                               getDim(), group->size);
@@ -309,7 +322,8 @@ ScaledMatmulReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
   Type out = getElementTypeOrSelf(getReduced().getType());
   SmallVector<int64_t> shape(a.getShape().drop_back());
   shape.push_back(getB().getType().getDimSize(0));
-  if (failed(verifyBias(*this, "bias", getBias(), shape.back(), out)))
+  if (failed(verifyBias(*this, "bias", getBias(), shape.back(), out)) ||
+      failed(verifyBiasNotScattered(*this, getBias(), getDim(), a.getRank())))
     return failure();
   return verifyReducedProduct(*this, getUnreduced(), getReduced(),
                               RankedTensorType::get(shape, out), getDim(),

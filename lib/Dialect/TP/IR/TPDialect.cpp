@@ -8,6 +8,7 @@
 
 #include "tp/Dialect/TP/IR/TPOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
@@ -29,13 +30,17 @@ static ParseResult parsePlacementBody(AsmParser &parser, int64_t &shardDim) {
     shardDim = PlacementAttr::kReplicated;
     return success();
   }
-  if (parser.parseKeyword("shard", "or 'replicated'") || parser.parseLParen() ||
-      parser.parseInteger(shardDim) || parser.parseRParen())
+  if (parser.parseKeyword("shard", " or 'replicated'") || parser.parseLParen())
+    return failure();
+  // -1 encodes `replicated`, so a negative dim is rejected here, not mapped.
+  SMLoc dimLoc = parser.getCurrentLocation();
+  if (parser.parseInteger(shardDim))
     return failure();
   if (shardDim < 0)
-    return parser.emitError(parser.getCurrentLocation(),
-                            "shard dimension must be non-negative");
-  return success();
+    return parser.emitError(dimLoc,
+                            "placement shard dimension must be non-negative, got ")
+           << shardDim;
+  return parser.parseRParen();
 }
 
 static void printPlacementBody(AsmPrinter &printer, int64_t shardDim) {
@@ -47,10 +52,12 @@ static void printPlacementBody(AsmPrinter &printer, int64_t shardDim) {
 
 Attribute PlacementAttr::parse(AsmParser &parser, Type) {
   int64_t shardDim;
+  SMLoc loc = parser.getCurrentLocation();
   if (parser.parseLess() || parsePlacementBody(parser, shardDim) ||
       parser.parseGreater())
     return {};
-  return PlacementAttr::get(parser.getContext(), shardDim);
+  return PlacementAttr::getChecked([&] { return parser.emitError(loc); },
+                                   parser.getContext(), shardDim);
 }
 
 void PlacementAttr::print(AsmPrinter &printer) const {
@@ -69,11 +76,13 @@ PlacementAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 static ParseResult parsePlacement(OpAsmParser &parser, PlacementAttr &attr) {
+  SMLoc loc = parser.getCurrentLocation();
   int64_t shardDim;
   if (parsePlacementBody(parser, shardDim))
     return failure();
-  attr = PlacementAttr::get(parser.getContext(), shardDim);
-  return success();
+  attr = PlacementAttr::getChecked([&] { return parser.emitError(loc); },
+                                   parser.getContext(), shardDim);
+  return success(static_cast<bool>(attr));
 }
 
 static void printPlacement(OpAsmPrinter &printer, Operation *,
@@ -195,6 +204,14 @@ static void printScaledWeightList(OpAsmPrinter &printer, Operation *,
 
 #define GET_ATTRDEF_CLASSES
 #include "tp/Dialect/TP/IR/TPAttrs.cpp.inc"
+
+Operation *TPDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                          Type type, Location loc) {
+  // Only tp.group_rank folds to a constant (0 over a single rank).
+  if (auto integer = dyn_cast<IntegerAttr>(value); integer && type.isIndex())
+    return arith::ConstantOp::create(builder, loc, type, integer);
+  return nullptr;
+}
 
 void TPDialect::initialize() {
   addAttributes<

@@ -85,26 +85,33 @@ LogicalResult rules::verifyDimInRange(Operation *op, StringRef dimName,
 }
 
 LogicalResult rules::verifyGatheredShape(Operation *op, StringRef localName,
-                                          RankedTensorType local,
-                                          StringRef fullName,
-                                          RankedTensorType full, int64_t dim,
-                                          int64_t groupSize) {
+                                         RankedTensorType local,
+                                         StringRef fullName,
+                                         RankedTensorType full, int64_t dim,
+                                         int64_t groupSize, bool localIsDerived) {
+  // Messages blame the derived side: the gathered result of a gather, the
+  // scattered result of a scatter.
+  StringRef derivedName = localIsDerived ? localName : fullName;
+  StringRef sourceName = localIsDerived ? fullName : localName;
+  RankedTensorType derived = localIsDerived ? local : full;
+  RankedTensorType source = localIsDerived ? full : local;
   if (local.getRank() != full.getRank())
     return op->emitOpError("'")
-           << fullName << "' rank " << full.getRank() << " differs from '"
-           << localName << "' rank " << local.getRank();
+           << derivedName << "' rank " << derived.getRank() << " differs from '"
+           << sourceName << "' rank " << source.getRank();
   if (local.getElementType() != full.getElementType())
     return op->emitOpError("'")
-           << fullName << "' element type " << full.getElementType()
-           << " differs from '" << localName << "' element type "
-           << local.getElementType();
+           << derivedName << "' element type " << derived.getElementType()
+           << " differs from '" << sourceName << "' element type "
+           << source.getElementType();
   for (int64_t i = 0, e = local.getRank(); i < e; ++i) {
     int64_t l = local.getDimSize(i), f = full.getDimSize(i);
     if (i != dim) {
       if (!extentsCompatible(l, f))
         return op->emitOpError("'")
-               << fullName << "' dim " << i << " (" << f << ") differs from '"
-               << localName << "' dim " << i << " (" << l << ")";
+               << derivedName << "' dim " << i << " (" << derived.getDimSize(i)
+               << ") differs from '" << sourceName << "' dim " << i << " ("
+               << source.getDimSize(i) << ")";
       continue;
     }
     if (ShapedType::isDynamic(groupSize) || ShapedType::isDynamic(f))
@@ -113,12 +120,18 @@ LogicalResult rules::verifyGatheredShape(Operation *op, StringRef localName,
       return op->emitOpError("'")
              << fullName << "' dim " << i << " (" << f
              << ") is not divisible by the group size " << groupSize;
-    if (!ShapedType::isDynamic(l) && l * groupSize != f)
+    if (ShapedType::isDynamic(l) || l * groupSize == f)
+      continue;
+    if (localIsDerived)
       return op->emitOpError("'")
-             << fullName << "' dim " << i << " (" << f << ") must be '"
-             << localName << "' dim " << i << " (" << l
-             << ") times the group size " << groupSize << " = "
-             << l * groupSize;
+             << localName << "' dim " << i << " (" << l << ") must be '"
+             << fullName << "' dim " << i << " (" << f
+             << ") divided by the group size " << groupSize << " = "
+             << f / groupSize;
+    return op->emitOpError("'")
+           << fullName << "' dim " << i << " (" << f << ") must be '"
+           << localName << "' dim " << i << " (" << l
+           << ") times the group size " << groupSize << " = " << l * groupSize;
   }
   return success();
 }

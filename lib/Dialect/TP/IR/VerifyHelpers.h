@@ -19,11 +19,13 @@ LogicalResult verifyDimInRange(Operation *op, StringRef dimName, int64_t dim,
 /// `full` is `local` concatenated over a group of `groupSize` along `dim`:
 /// same rank and element type, equal dims but `dim`, and
 /// full[dim] == local[dim] * groupSize. A dynamic group size or extent skips
-/// the size check.
+/// the size check. `localIsDerived` says which side a message blames: the
+/// local one (a scatter's result) or the full one (a gather's result).
 LogicalResult verifyGatheredShape(Operation *op, StringRef localName,
                                   RankedTensorType local, StringRef fullName,
                                   RankedTensorType full, int64_t dim,
-                                  int64_t groupSize);
+                                  int64_t groupSize,
+                                  bool localIsDerived = false);
 
 /// The shape of `a @ b` where the leading dims of `a` are batch dims and `b`
 /// is 2-D ([K, N], or [N, K] when `transposeB`). Reports a K mismatch.

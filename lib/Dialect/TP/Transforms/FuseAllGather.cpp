@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusionUtils.h"
-#include "ReshapeUtils.h"
+#include "tp/Dialect/TP/Utils/ReshapeUtils.h"
 
 using namespace mlir;
 using namespace mlir::tp;

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusionUtils.h"
-#include "ReshapeUtils.h"
+#include "tp/Dialect/TP/Utils/ReshapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ReshapeUtils.h"
+#include "tp/Dialect/TP/Utils/ReshapeUtils.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"

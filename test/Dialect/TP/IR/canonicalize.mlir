@@ -145,3 +145,15 @@ func.func @group_rank_four_ranks() -> (index, index) {
   %1 = tp.group_rank on @g axes = [0, 1]
   return %0, %1 : index, index
 }
+
+// tp.group_rank over a single rank is the constant 0.
+
+// CHECK-LABEL: func.func @group_rank_single_rank(
+// CHECK-NOT:     tp.group_rank
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK:         return %[[C0]], %[[C0]] : index, index
+func.func @group_rank_single_rank() -> (index, index) {
+  %0 = tp.group_rank on @one axes = [0]
+  %1 = tp.group_rank on @g axes = [1]
+  return %0, %1 : index, index
+}

@@ -352,14 +352,16 @@ func.func @all_gather_matmul_last(%x: tensor<32x16xf32>, %w: tensor<64x128xf32>)
   return %0 : tensor<32x128xf32>
 }
 
+// Schedule attributes. The enum attribute is spelled #tp.algorithm<ring> (see
+// FINDINGS.txt, item 2).
 // CHECK-LABEL: func.func @all_gather_matmul_schedule(
 // CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>
 // CHECK-SAME:    %[[W:[a-zA-Z0-9_]+]]: tensor<64x128xf32>
 // CHECK-SAME:    ) -> tensor<32x128xf32>
-// CHECK:         %[[R0:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @g axes = [1] dim = 0 {algorithm = #tp<algorithm ring>, chunks = 4 : i64} : (tensor<8x64xf32>, tensor<64x128xf32>) -> tensor<32x128xf32>
+// CHECK:         %[[R0:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @g axes = [1] dim = 0 {algorithm = #tp.algorithm<ring>, chunks = 4 : i64} : (tensor<8x64xf32>, tensor<64x128xf32>) -> tensor<32x128xf32>
 // CHECK:         return %[[R0]] : tensor<32x128xf32>
 func.func @all_gather_matmul_schedule(%x: tensor<8x64xf32>, %w: tensor<64x128xf32>) -> tensor<32x128xf32> {
-  %0 = tp.all_gather_matmul %x, [%w] on @g axes = [1] dim = 0 {algorithm = #tp<algorithm ring>, chunks = 4} : (tensor<8x64xf32>, tensor<64x128xf32>) -> tensor<32x128xf32>
+  %0 = tp.all_gather_matmul %x, [%w] on @g axes = [1] dim = 0 {algorithm = #tp.algorithm<ring>, chunks = 4} : (tensor<8x64xf32>, tensor<64x128xf32>) -> tensor<32x128xf32>
   return %0 : tensor<32x128xf32>
 }
 
@@ -367,10 +369,10 @@ func.func @all_gather_matmul_schedule(%x: tensor<8x64xf32>, %w: tensor<64x128xf3
 // CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<?x64xf32>
 // CHECK-SAME:    %[[W:[a-zA-Z0-9_]+]]: tensor<64x128xf32>
 // CHECK-SAME:    ) -> tensor<?x128xf32>
-// CHECK:         %[[R0:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 0 {algorithm = #tp<algorithm per_peer>} : (tensor<?x64xf32>, tensor<64x128xf32>) -> tensor<?x128xf32>
+// CHECK:         %[[R0:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 0 {algorithm = #tp.algorithm<per_peer>} : (tensor<?x64xf32>, tensor<64x128xf32>) -> tensor<?x128xf32>
 // CHECK:         return %[[R0]] : tensor<?x128xf32>
 func.func @all_gather_matmul_dynamic(%x: tensor<?x64xf32>, %w: tensor<64x128xf32>) -> tensor<?x128xf32> {
-  %0 = tp.all_gather_matmul %x, [%w] on @tp axes = [0] dim = 0 {algorithm = #tp<algorithm per_peer>} : (tensor<?x64xf32>, tensor<64x128xf32>) -> tensor<?x128xf32>
+  %0 = tp.all_gather_matmul %x, [%w] on @tp axes = [0] dim = 0 {algorithm = #tp.algorithm<per_peer>} : (tensor<?x64xf32>, tensor<64x128xf32>) -> tensor<?x128xf32>
   return %0 : tensor<?x128xf32>
 }
 
@@ -392,10 +394,10 @@ func.func @matmul_reduce_scatter(%x: tensor<32x16xf32>, %w: tensor<16x64xf32>, %
 // CHECK-SAME:    %[[B:[a-zA-Z0-9_]+]]: tensor<64xbf16>
 // CHECK-SAME:    %[[C:[a-zA-Z0-9_]+]]: tensor<2x32x64xbf16>
 // CHECK-SAME:    ) -> (tensor<2x32x64xbf16>, tensor<2x8x64xbf16>)
-// CHECK:         %[[R0:.*]]:2 = tp.matmul_reduce_scatter %[[X]], %[[W]] bias %[[B]] addend %[[C]] on @tp axes = [0] dim = 1 reduce = avg transpose_b return_unreduced {algorithm = #tp<algorithm per_peer>, chunks = 2 : i64} : (tensor<2x32x16xbf16>, tensor<64x16xbf16>, tensor<64xbf16>, tensor<2x32x64xbf16>) -> (tensor<2x32x64xbf16>, tensor<2x8x64xbf16>)
+// CHECK:         %[[R0:.*]]:2 = tp.matmul_reduce_scatter %[[X]], %[[W]] bias %[[B]] addend %[[C]] on @tp axes = [0] dim = 1 reduce = avg transpose_b return_unreduced {algorithm = #tp.algorithm<per_peer>, chunks = 2 : i64} : (tensor<2x32x16xbf16>, tensor<64x16xbf16>, tensor<64xbf16>, tensor<2x32x64xbf16>) -> (tensor<2x32x64xbf16>, tensor<2x8x64xbf16>)
 // CHECK:         return %[[R0]]#0, %[[R0]]#1 : tensor<2x32x64xbf16>, tensor<2x8x64xbf16>
 func.func @matmul_reduce_scatter_full(%x: tensor<2x32x16xbf16>, %w: tensor<64x16xbf16>, %b: tensor<64xbf16>, %c: tensor<2x32x64xbf16>) -> (tensor<2x32x64xbf16>, tensor<2x8x64xbf16>) {
-  %0:2 = tp.matmul_reduce_scatter %x, %w bias %b addend %c on @tp axes = [0] dim = 1 reduce = avg transpose_b return_unreduced {algorithm = #tp<algorithm per_peer>, chunks = 2} : (tensor<2x32x16xbf16>, tensor<64x16xbf16>, tensor<64xbf16>, tensor<2x32x64xbf16>) -> (tensor<2x32x64xbf16>, tensor<2x8x64xbf16>)
+  %0:2 = tp.matmul_reduce_scatter %x, %w bias %b addend %c on @tp axes = [0] dim = 1 reduce = avg transpose_b return_unreduced {algorithm = #tp.algorithm<per_peer>, chunks = 2} : (tensor<2x32x16xbf16>, tensor<64x16xbf16>, tensor<64xbf16>, tensor<2x32x64xbf16>) -> (tensor<2x32x64xbf16>, tensor<2x8x64xbf16>)
   return %0#0, %0#1 : tensor<2x32x64xbf16>, tensor<2x8x64xbf16>
 }
 
@@ -433,10 +435,10 @@ func.func @all_gather_scaled_matmul(%a: tensor<8x64xf8E4M3FN>, %as: tensor<8x1xf
 // CHECK-SAME:    %[[B:[a-zA-Z0-9_]+]]: tensor<128x64xf8E4M3FN>
 // CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: tensor<f32>
 // CHECK-SAME:    ) -> (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x128xf32>)
-// CHECK:         %[[R0:.*]]:3 = tp.all_gather_scaled_matmul %[[A]] scale %[[AS]], [%[[B]] scale %[[S]]] on @tp axes = [0] dim = 0 per_tensor return_gathered {algorithm = #tp<algorithm ring>, chunks = 4 : i64} : (tensor<8x64xf8E4M3FN>, tensor<f32>, tensor<128x64xf8E4M3FN>, tensor<f32>) -> (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x128xf32>)
+// CHECK:         %[[R0:.*]]:3 = tp.all_gather_scaled_matmul %[[A]] scale %[[AS]], [%[[B]] scale %[[S]]] on @tp axes = [0] dim = 0 per_tensor return_gathered {algorithm = #tp.algorithm<ring>, chunks = 4 : i64} : (tensor<8x64xf8E4M3FN>, tensor<f32>, tensor<128x64xf8E4M3FN>, tensor<f32>) -> (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x128xf32>)
 // CHECK:         return %[[R0]]#0, %[[R0]]#1, %[[R0]]#2 : tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x128xf32>
 func.func @all_gather_scaled_matmul_per_tensor(%a: tensor<8x64xf8E4M3FN>, %as: tensor<f32>, %b: tensor<128x64xf8E4M3FN>, %s: tensor<f32>) -> (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x128xf32>) {
-  %0:3 = tp.all_gather_scaled_matmul %a scale %as, [%b scale %s] on @tp axes = [0] dim = 0 per_tensor return_gathered {algorithm = #tp<algorithm ring>, chunks = 4} : (tensor<8x64xf8E4M3FN>, tensor<f32>, tensor<128x64xf8E4M3FN>, tensor<f32>) -> (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x128xf32>)
+  %0:3 = tp.all_gather_scaled_matmul %a scale %as, [%b scale %s] on @tp axes = [0] dim = 0 per_tensor return_gathered {algorithm = #tp.algorithm<ring>, chunks = 4} : (tensor<8x64xf8E4M3FN>, tensor<f32>, tensor<128x64xf8E4M3FN>, tensor<f32>) -> (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x128xf32>)
   return %0#0, %0#1, %0#2 : tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x128xf32>
 }
 
@@ -491,10 +493,10 @@ func.func @scaled_matmul_reduce_scatter(%a: tensor<32x64xf8E4M3FN>, %as: tensor<
 // CHECK-SAME:    %[[BS:[a-zA-Z0-9_]+]]: tensor<128x4xf8E4M3FN>
 // CHECK-SAME:    %[[BG:[a-zA-Z0-9_]+]]: tensor<f32>
 // CHECK-SAME:    ) -> (tensor<2x32x128xf32>, tensor<2x32x32xf32>)
-// CHECK:         %[[R0:.*]]:2 = tp.scaled_matmul_reduce_scatter %[[A]] scale %[[AS]] global %[[AG]], %[[B]] scale %[[BS]] global %[[BG]] on @g axes = [1] dim = 2 reduce = avg nvfp4 return_unreduced {algorithm = #tp<algorithm ring>, chunks = 4 : i64} : (tensor<2x32x64xf4E2M1FN>, tensor<2x32x4xf8E4M3FN>, tensor<f32>, tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> (tensor<2x32x128xf32>, tensor<2x32x32xf32>)
+// CHECK:         %[[R0:.*]]:2 = tp.scaled_matmul_reduce_scatter %[[A]] scale %[[AS]] global %[[AG]], %[[B]] scale %[[BS]] global %[[BG]] on @g axes = [1] dim = 2 reduce = avg nvfp4 return_unreduced {algorithm = #tp.algorithm<ring>, chunks = 4 : i64} : (tensor<2x32x64xf4E2M1FN>, tensor<2x32x4xf8E4M3FN>, tensor<f32>, tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> (tensor<2x32x128xf32>, tensor<2x32x32xf32>)
 // CHECK:         return %[[R0]]#0, %[[R0]]#1 : tensor<2x32x128xf32>, tensor<2x32x32xf32>
 func.func @scaled_matmul_reduce_scatter_nvfp4(%a: tensor<2x32x64xf4E2M1FN>, %as: tensor<2x32x4xf8E4M3FN>, %ag: tensor<f32>, %b: tensor<128x64xf4E2M1FN>, %bs: tensor<128x4xf8E4M3FN>, %bg: tensor<f32>) -> (tensor<2x32x128xf32>, tensor<2x32x32xf32>) {
-  %0:2 = tp.scaled_matmul_reduce_scatter %a scale %as global %ag, %b scale %bs global %bg on @g axes = [1] dim = 2 reduce = avg nvfp4 return_unreduced {algorithm = #tp<algorithm ring>, chunks = 4} : (tensor<2x32x64xf4E2M1FN>, tensor<2x32x4xf8E4M3FN>, tensor<f32>, tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> (tensor<2x32x128xf32>, tensor<2x32x32xf32>)
+  %0:2 = tp.scaled_matmul_reduce_scatter %a scale %as global %ag, %b scale %bs global %bg on @g axes = [1] dim = 2 reduce = avg nvfp4 return_unreduced {algorithm = #tp.algorithm<ring>, chunks = 4} : (tensor<2x32x64xf4E2M1FN>, tensor<2x32x4xf8E4M3FN>, tensor<f32>, tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> (tensor<2x32x128xf32>, tensor<2x32x32xf32>)
   return %0#0, %0#1 : tensor<2x32x128xf32>, tensor<2x32x32xf32>
 }
 

@@ -25,10 +25,11 @@ def TP_Dialect : Dialect {
 
     See docs/Semantics.md for how shapes relate across ranks.
   }];
-  let dependentDialects = ["::mlir::shard::ShardDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::shard::ShardDialect",
                            "::mlir::tensor::TensorDialect"];
   let useDefaultAttributePrinterParser = 1;
-  let hasConstantMaterializer = 0;
+  let hasConstantMaterializer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -46,7 +47,7 @@ def TP_ReductionKind : I32EnumAttr<"ReductionKind",
   let cppNamespace = "::mlir::tp";
 }
 def TP_ReductionKindAttr : EnumAttr<TP_Dialect, TP_ReductionKind, "reduction"> {
-  let assemblyFormat = "$value";
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def TP_ScalingMode : I32EnumAttr<"ScalingMode",
@@ -65,7 +66,7 @@ def TP_ScalingMode : I32EnumAttr<"ScalingMode",
   let cppNamespace = "::mlir::tp";
 }
 def TP_ScalingModeAttr : EnumAttr<TP_Dialect, TP_ScalingMode, "scaling"> {
-  let assemblyFormat = "$value";
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def TP_WeightSharding : I32EnumAttr<"WeightSharding",
@@ -79,7 +80,7 @@ def TP_WeightSharding : I32EnumAttr<"WeightSharding",
   let cppNamespace = "::mlir::tp";
 }
 def TP_WeightShardingAttr : EnumAttr<TP_Dialect, TP_WeightSharding, "weight_sharding"> {
-  let assemblyFormat = "$value";
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def TP_Algorithm : I32EnumAttr<"Algorithm",
@@ -95,7 +96,7 @@ def TP_Algorithm : I32EnumAttr<"Algorithm",
   let cppNamespace = "::mlir::tp";
 }
 def TP_AlgorithmAttr : EnumAttr<TP_Dialect, TP_Algorithm, "algorithm"> {
-  let assemblyFormat = "$value";
+  let assemblyFormat = "`<` $value `>`";
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,6 @@
 //===- ReshapeUtils.cpp - the reshapes around a linear layer --------------===//
 
-#include "ReshapeUtils.h"
+#include "tp/Dialect/TP/Utils/ReshapeUtils.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 

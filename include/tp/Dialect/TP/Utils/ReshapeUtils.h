@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TP_LIB_DIALECT_TP_TRANSFORMS_RESHAPEUTILS_H
-#define TP_LIB_DIALECT_TP_TRANSFORMS_RESHAPEUTILS_H
+#ifndef TP_DIALECT_TP_UTILS_RESHAPEUTILS_H
+#define TP_DIALECT_TP_UTILS_RESHAPEUTILS_H
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -32,4 +32,4 @@ bool isLeadingDimsExpand(tensor::ExpandShapeOp op);
 
 } // namespace mlir::tp
 
-#endif // TP_LIB_DIALECT_TP_TRANSFORMS_RESHAPEUTILS_H
+#endif // TP_DIALECT_TP_UTILS_RESHAPEUTILS_H

@@ -1,0 +1,45 @@
+//===- Pipelines.h - the one-flag async-TP pipeline -------------*- C++ -*-===//
+#ifndef TP_PIPELINES_PIPELINES_H
+#define TP_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+namespace tp {
+
+/// Options of `tp-async-tp-pipeline`, typed for embedders.
+struct AsyncTPPipelineOptions
+    : public PassPipelineOptions<AsyncTPPipelineOptions> {
+  Option<bool> emitRemarks{
+      *this, "emit-remarks",
+      llvm::cl::desc("Remark on every op not raised and collective not fused"),
+      llvm::cl::init(false)};
+  Option<int> tensorParallelAxis{
+      *this, "tp-axis",
+      llvm::cl::desc("Fuse only collectives along this grid axis (-1: any "
+                     "single axis)"),
+      llvm::cl::init(-1)};
+};
+
+/// Appends import, canonicalize, cse, fuse, cse to `pm` (any op; usually a
+/// module).
+void buildAsyncTPPipeline(OpPassManager &pm,
+                          const AsyncTPPipelineOptions &options);
+
+/// Registers `tp-async-tp-pipeline` with the global pass registry.
+void registerAsyncTPPipeline();
+
+/// The dialects a tp pipeline reads and writes: tp, shard, func, arith, math,
+/// tensor, linalg, scf (with func's inliner extension).
+void registerTPDialects(DialectRegistry &registry);
+
+/// Every tp pass and pipeline, plus the upstream cleanup passes the pipeline
+/// uses (canonicalize, cse).
+void registerTPPassesAndPipelines();
+
+} // namespace tp
+} // namespace mlir
+
+#endif // TP_PIPELINES_PIPELINES_H

@@ -1,0 +1,48 @@
+//===- ImportPass.cpp - the tp-import pass --------------------------------===//
+
+#include "Reasons.h"
+#include "tp/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPIMPORT
+#include "tp/Conversion/Passes.h.inc"
+} // namespace mlir::tp
+
+using namespace mlir;
+using namespace mlir::tp;
+
+std::optional<std::string> tp::whyNotRaised(Operation *op) {
+  if (isa<shard::ShardDialect>(op->getDialect()))
+    return import::whyCollectiveNotRaised(op);
+  return import::whyContractionNotRaised(op);
+}
+
+namespace {
+
+struct TPImportPass : tp::impl::TPImportBase<TPImportPass> {
+  using TPImportBase::TPImportBase;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateShardToTPPatterns(patterns);
+    populateLinalgToTPPatterns(patterns);
+    // Leave everything the patterns do not raise exactly as it was.
+    GreedyRewriteConfig config;
+    config.enableFolding(false).enableConstantCSE(false);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
+      return signalPassFailure();
+    if (!emitRemarks)
+      return;
+    getOperation()->walk([](Operation *op) {
+      if (std::optional<std::string> why = whyNotRaised(op))
+        emitRemark(op->getLoc()) << "'" << op->getName() << "' not raised: "
+                                 << *why;
+    });
+  }
+};
+
+} // namespace

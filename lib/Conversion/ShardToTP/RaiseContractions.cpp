@@ -1,0 +1,182 @@
+//===- RaiseContractions.cpp - linalg matmul-shaped contractions to tp ----===//
+//
+// linalg.matmul, linalg.batch_matmul and contraction linalg.generics are
+// classified by their indexing maps alone (named ops expose theirs too):
+//   A (m, k)      x B (k, n) | (n, k)     -> C (m, n)       tp.matmul
+//   A (b, m, k)   x B (k, n) | (n, k)     -> C (b, m, n)    tp.batch_matmul
+//   A (.., m, k)  x B (k, n) | (n, k)     -> C (.., m, n)   collapse, matmul, expand
+//   A (b, m, k)   x B (b, k, n) | (b, n, k) -> C (b, m, n)  tp.batch_matmul
+// A linalg contraction accumulates into its init; unless the init is zero
+// (linalg.fill of 0 or tensor.empty), an arith.addf adds it after the product.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Reasons.h"
+#include "tp/Conversion/ShardToTP/ShardToTP.h"
+#include "tp/Dialect/TP/Utils/ReshapeUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+
+namespace {
+
+enum class ContractionKind { Matmul, BatchMatmul, Linear };
+
+struct Contraction {
+  ContractionKind kind;
+  bool transposeB;
+};
+
+} // namespace
+
+/// The loop dims a projected-permutation map reads, in result order.
+static SmallVector<unsigned> dimsOf(AffineMap map) {
+  SmallVector<unsigned> dims;
+  for (AffineExpr expr : map.getResults())
+    dims.push_back(cast<AffineDimExpr>(expr).getPosition());
+  return dims;
+}
+
+static FailureOr<Contraction> classify(linalg::LinalgOp op, std::string &why) {
+  if (!op.hasPureTensorSemantics()) {
+    why = "it works on buffers, not tensors";
+    return failure();
+  }
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1) {
+    why = "it does not have two inputs and one init";
+    return failure();
+  }
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  for (OpOperand &operand : op->getOpOperands())
+    if (getElementTypeOrSelf(operand.get().getType()) != element) {
+      why = "it mixes element types";
+      return failure();
+    }
+  if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(element)) {
+    why = "its element type is not f16, bf16, f32 or f64";
+    return failure();
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); })) {
+    why = "its indexing maps are not projected permutations";
+    return failure();
+  }
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  if (reductions.size() != 1) {
+    why = "it contracts over " + std::to_string(reductions.size()) +
+          " dims, not one";
+    return failure();
+  }
+  unsigned k = reductions.front();
+  SmallVector<unsigned> a = dimsOf(maps[0]), b = dimsOf(maps[1]),
+                        c = dimsOf(maps[2]);
+  if (!llvm::is_sorted(c) || c.empty()) {
+    why = "it writes a transposed result";
+    return failure();
+  }
+  if (a.back() != k) {
+    why = "its A is transposed (K is not A's last dim)";
+    return failure();
+  }
+  unsigned n = c.back();
+  SmallVector<unsigned> rows(c.begin(), c.end() - 1);
+  SmallVector<unsigned> aRows(a.begin(), a.end() - 1);
+  auto notMatmul = [&] {
+    why = "its indexing maps are not a (batched) matmul";
+    return failure();
+  };
+  if (aRows != rows)
+    return notMatmul();
+  if (b.size() == 2) {
+    bool transposeB = b == SmallVector<unsigned>{n, k};
+    if (!transposeB && b != SmallVector<unsigned>{k, n})
+      return notMatmul();
+    ContractionKind kind = a.size() == 2   ? ContractionKind::Matmul
+                           : a.size() == 3 ? ContractionKind::BatchMatmul
+                                           : ContractionKind::Linear;
+    return Contraction{kind, transposeB};
+  }
+  if (b.size() == 3 && a.size() == 3 && b[0] == a[0]) {
+    bool transposeB = b == SmallVector<unsigned>{a[0], n, k};
+    if (!transposeB && b != SmallVector<unsigned>{a[0], k, n})
+      return notMatmul();
+    return Contraction{ContractionKind::BatchMatmul, transposeB};
+  }
+  return notMatmul();
+}
+
+std::optional<std::string> import::whyContractionNotRaised(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalg::isaContractionOpInterface(linalgOp))
+    return std::nullopt;
+  std::string why;
+  if (failed(classify(linalgOp, why)))
+    return why;
+  return std::nullopt;
+}
+
+/// Whether a contraction's init holds zeros (or nothing defined).
+static bool isZeroInit(Value init) {
+  if (init.getDefiningOp<tensor::EmptyOp>())
+    return true;
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  Value value = fill.getInputs()[0];
+  return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+}
+
+namespace {
+
+struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!linalg::isaContractionOpInterface(op))
+      return rewriter.notifyMatchFailure(op, "not a contraction");
+    std::string why;
+    FailureOr<Contraction> form = classify(op, why);
+    if (failed(form))
+      return rewriter.notifyMatchFailure(op, why);
+
+    Location loc = op.getLoc();
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
+    Value init = op.getDpsInits()[0];
+    UnitAttr transposeB = form->transposeB ? rewriter.getUnitAttr() : UnitAttr();
+    Value product;
+    switch (form->kind) {
+    case ContractionKind::Matmul:
+      product = MatmulOp::create(rewriter, loc, a, b, transposeB);
+      break;
+    case ContractionKind::BatchMatmul:
+      product = BatchMatmulOp::create(rewriter, loc, a, b, transposeB);
+      break;
+    case ContractionKind::Linear: {
+      Value matrix = collapseLeadingDims(rewriter, loc, a);
+      Value flat = MatmulOp::create(rewriter, loc, matrix, b, transposeB);
+      product = expandLeadingDims(rewriter, loc, flat, a);
+      break;
+    }
+    }
+    Type resultType = op->getResult(0).getType();
+    if (product.getType() != resultType)
+      product = tensor::CastOp::create(rewriter, loc, resultType, product);
+    if (!isZeroInit(init))
+      product = arith::AddFOp::create(rewriter, loc, product, init);
+    rewriter.replaceOp(op, product);
+    return success();
+  }
+};
+
+} // namespace
+
+void tp::populateLinalgToTPPatterns(RewritePatternSet &patterns) {
+  patterns.add<RaiseContraction>(patterns.getContext());
+}

@@ -1,0 +1,54 @@
+//===- Pipelines.cpp - the one-flag async-TP pipeline and registration ----===//
+
+#include "tp/Pipelines/Pipelines.h"
+#include "tp/Conversion/Passes.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void tp::buildAsyncTPPipeline(OpPassManager &pm,
+                              const AsyncTPPipelineOptions &options) {
+  TPImportOptions importOptions;
+  importOptions.emitRemarks = options.emitRemarks;
+  pm.addPass(createTPImport(importOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  TPAsyncTPOptions fuseOptions;
+  fuseOptions.emitRemarks = options.emitRemarks;
+  fuseOptions.tensorParallelAxis = options.tensorParallelAxis;
+  pm.addPass(createTPAsyncTP(fuseOptions));
+  pm.addPass(createCSEPass());
+}
+
+void tp::registerAsyncTPPipeline() {
+  PassPipelineRegistration<AsyncTPPipelineOptions>(
+      "tp-async-tp-pipeline",
+      "Upstream per-rank IR to fused tp ops: tp-import, canonicalize, cse, "
+      "tp-async-tp, cse",
+      buildAsyncTPPipeline);
+}
+
+void tp::registerTPDialects(DialectRegistry &registry) {
+  registry.insert<TPDialect, arith::ArithDialect, func::FuncDialect,
+                  linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
+                  shard::ShardDialect, tensor::TensorDialect>();
+  func::registerInlinerExtension(registry);
+}
+
+void tp::registerTPPassesAndPipelines() {
+  registerCanonicalizerPass();
+  registerCSEPass();
+  registerTPPasses();
+  registerTPConversionPasses();
+  registerAsyncTPPipeline();
+}

@@ -1,0 +1,222 @@
+// RUN: tp-opt %s --tp-import=emit-remarks -split-input-file -verify-diagnostics | FileCheck %s
+
+// linalg.matmul: a zero init (fill of 0, or tensor.empty) is dropped; any
+// other init is added after the product.
+
+// CHECK-LABEL: func.func @matmul_inits
+// CHECK-SAME:    (%[[A:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<16x32xf32>, %[[C:.*]]: tensor<8x32xf32>)
+// CHECK:       %[[P0:.*]] = tp.matmul %[[A]], %[[B]] : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
+// CHECK:       %[[P1:.*]] = tp.matmul %[[A]], %[[B]]
+// CHECK:       %[[P2:.*]] = tp.matmul %[[A]], %[[B]]
+// CHECK-NEXT:  %[[S:.*]] = arith.addf %[[P2]], %[[C]] : tensor<8x32xf32>
+// CHECK-NEXT:  return %[[P0]], %[[P1]], %[[S]]
+func.func @matmul_inits(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %c: tensor<8x32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x32xf32>) outs(%z : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %1 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x32xf32>) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %2 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %0, %1, %2 : tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>
+}
+
+// -----
+
+// A transposed B through linalg.matmul's indexing maps.
+
+// CHECK-LABEL: func.func @matmul_transposed_b
+// CHECK-SAME:    (%[[A:.*]]: tensor<8x16xbf16>, %[[B:.*]]: tensor<32x16xbf16>
+// CHECK:       tp.matmul %[[A]], %[[B]] transpose_b : tensor<8x16xbf16>, tensor<32x16xbf16> -> tensor<8x32xbf16>
+func.func @matmul_transposed_b(%a: tensor<8x16xbf16>, %b: tensor<32x16xbf16>) -> tensor<8x32xbf16> {
+  %e = tensor.empty() : tensor<8x32xbf16>
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<8x16xbf16>, tensor<32x16xbf16>) outs(%e : tensor<8x32xbf16>) -> tensor<8x32xbf16>
+  return %0 : tensor<8x32xbf16>
+}
+
+// -----
+
+// linalg.batch_matmul.
+
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x8x16xf32>, %[[B:.*]]: tensor<2x16x32xf32>
+// CHECK:       tp.batch_matmul %[[A]], %[[B]] : tensor<2x8x16xf32>, tensor<2x16x32xf32> -> tensor<2x8x32xf32>
+func.func @batch_matmul(%a: tensor<2x8x16xf32>, %b: tensor<2x16x32xf32>) -> tensor<2x8x32xf32> {
+  %e = tensor.empty() : tensor<2x8x32xf32>
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<2x8x16xf32>, tensor<2x16x32xf32>) outs(%e : tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  return %0 : tensor<2x8x32xf32>
+}
+
+// -----
+
+// F.linear on a 3-D activation as a contraction generic: a batched matmul
+// with the weight broadcast over the batch.
+
+#act = affine_map<(b, s, n, k) -> (b, s, k)>
+#wt = affine_map<(b, s, n, k) -> (n, k)>
+#out = affine_map<(b, s, n, k) -> (b, s, n)>
+
+// CHECK-LABEL: func.func @linear_3d
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x8x16xf32>, %[[W:.*]]: tensor<32x16xf32>, %[[C:.*]]: tensor<2x8x32xf32>)
+// CHECK-NEXT:  %[[P:.*]] = tp.batch_matmul %[[X]], %[[W]] transpose_b : tensor<2x8x16xf32>, tensor<32x16xf32> -> tensor<2x8x32xf32>
+// CHECK-NEXT:  %[[S:.*]] = arith.addf %[[P]], %[[C]]
+// CHECK-NEXT:  return %[[S]]
+func.func @linear_3d(%x: tensor<2x8x16xf32>, %w: tensor<32x16xf32>, %c: tensor<2x8x32xf32>) -> tensor<2x8x32xf32> {
+  %0 = linalg.generic {indexing_maps = [#act, #wt, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x8x16xf32>, tensor<32x16xf32>) outs(%c : tensor<2x8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x32xf32>
+  return %0 : tensor<2x8x32xf32>
+}
+
+// -----
+
+// A 4-D activation: collapse, matmul, expand.
+
+#act = affine_map<(a, b, s, n, k) -> (a, b, s, k)>
+#wt = affine_map<(a, b, s, n, k) -> (k, n)>
+#out = affine_map<(a, b, s, n, k) -> (a, b, s, n)>
+
+// CHECK-LABEL: func.func @linear_4d
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x3x8x16xf32>, %[[W:.*]]: tensor<16x32xf32>
+// CHECK-NEXT:  %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1, 2], [3]] : tensor<2x3x8x16xf32> into tensor<48x16xf32>
+// CHECK-NEXT:  %[[M:.*]] = tp.matmul %[[C]], %[[W]] : tensor<48x16xf32>, tensor<16x32xf32> -> tensor<48x32xf32>
+// CHECK-NEXT:  %[[E:.*]] = tensor.expand_shape %[[M]] {{\[\[}}0, 1, 2], [3]] output_shape [2, 3, 8, 32]
+// CHECK-NEXT:  return %[[E]]
+func.func @linear_4d(%x: tensor<2x3x8x16xf32>, %w: tensor<16x32xf32>) -> tensor<2x3x8x32xf32> {
+  %e = tensor.empty() : tensor<2x3x8x32xf32>
+  %0 = linalg.generic {indexing_maps = [#act, #wt, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x3x8x16xf32>, tensor<16x32xf32>) outs(%e : tensor<2x3x8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x8x32xf32>
+  return %0 : tensor<2x3x8x32xf32>
+}
+
+// -----
+
+// Negative: a transposed A.
+
+// CHECK-LABEL: func.func @transposed_a
+// CHECK:       linalg.matmul
+func.func @transposed_a(%a: tensor<16x8xf32>, %b: tensor<16x32xf32>) -> tensor<8x32xf32> {
+  %e = tensor.empty() : tensor<8x32xf32>
+  // expected-remark @+1 {{'linalg.matmul' not raised: its A is transposed (K is not A's last dim)}}
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<16x8xf32>, tensor<16x32xf32>) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// Negative: mixed precision (bf16 inputs, f32 accumulator).
+
+// CHECK-LABEL: func.func @mixed_precision
+// CHECK:       linalg.matmul
+func.func @mixed_precision(%a: tensor<8x16xbf16>, %b: tensor<16x32xbf16>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  // expected-remark @+1 {{'linalg.matmul' not raised: it mixes element types}}
+  %0 = linalg.matmul ins(%a, %b : tensor<8x16xbf16>, tensor<16x32xbf16>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// Negative: an integer matmul.
+
+// CHECK-LABEL: func.func @integer
+// CHECK:       linalg.matmul
+func.func @integer(%a: tensor<8x16xi32>, %b: tensor<16x32xi32>, %c: tensor<8x32xi32>) -> tensor<8x32xi32> {
+  // expected-remark @+1 {{'linalg.matmul' not raised: its element type is not f16, bf16, f32 or f64}}
+  %0 = linalg.matmul ins(%a, %b : tensor<8x16xi32>, tensor<16x32xi32>) outs(%c : tensor<8x32xi32>) -> tensor<8x32xi32>
+  return %0 : tensor<8x32xi32>
+}
+
+// -----
+
+// Negative: a transposed result.
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (n, m)>
+
+// CHECK-LABEL: func.func @transposed_result
+// CHECK:       linalg.generic
+func.func @transposed_result(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %c: tensor<32x8xf32>) -> tensor<32x8xf32> {
+  // expected-remark @+1 {{'linalg.generic' not raised: it writes a transposed result}}
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x16xf32>, tensor<16x32xf32>) outs(%c : tensor<32x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x8xf32>
+  return %0 : tensor<32x8xf32>
+}
+
+// -----
+
+// Negative: two contraction dims.
+
+#a = affine_map<(m, n, k1, k2) -> (m, k1, k2)>
+#b = affine_map<(m, n, k1, k2) -> (k1, k2, n)>
+#c = affine_map<(m, n, k1, k2) -> (m, n)>
+
+// CHECK-LABEL: func.func @two_reductions
+// CHECK:       linalg.generic
+func.func @two_reductions(%a: tensor<8x4x4xf32>, %b: tensor<4x4x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  // expected-remark @+1 {{'linalg.generic' not raised: it contracts over 2 dims, not one}}
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a, %b : tensor<8x4x4xf32>, tensor<4x4x32xf32>) outs(%c : tensor<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// Negative: a contraction that is no (batched) matmul (B's batch dim is not
+// A's).
+
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#b = affine_map<(b, m, n, k) -> (m, k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// CHECK-LABEL: func.func @not_a_matmul
+// CHECK:       linalg.generic
+func.func @not_a_matmul(%a: tensor<2x8x16xf32>, %b: tensor<8x16x32xf32>, %c: tensor<2x8x32xf32>) -> tensor<2x8x32xf32> {
+  // expected-remark @+1 {{'linalg.generic' not raised: its indexing maps are not a (batched) matmul}}
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<2x8x16xf32>, tensor<8x16x32xf32>) outs(%c : tensor<2x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x32xf32>
+  return %0 : tensor<2x8x32xf32>
+}
+
+// -----
+
+// Elementwise generics and other ops are left as they are, without remarks.
+
+// CHECK-LABEL: func.func @untouched
+// CHECK:       linalg.generic
+// CHECK:       math.tanh
+func.func @untouched(%a: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %t = math.tanh %x : f32
+    linalg.yield %t : f32
+  } -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}

@@ -1,0 +1,50 @@
+//===- TP.cpp - C API of the tp dialect and its pipeline ------------------===//
+
+#include "tp-c/TP.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Pipelines/Pipelines.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Registration.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(TP, tp, tp::TPDialect)
+
+void tpRegisterDialects(MlirDialectRegistry registry) {
+  tp::registerTPDialects(*unwrap(registry));
+}
+
+void tpRegisterPasses(void) { tp::registerTPPassesAndPipelines(); }
+
+TPAsyncTPPipelineOptions tpAsyncTPPipelineOptionsDefault(void) {
+  return TPAsyncTPPipelineOptions{/*emitRemarks=*/false,
+                                  /*tensorParallelAxis=*/-1};
+}
+
+/// Pass options are not copyable: fill the caller's.
+static void setPipelineOptions(tp::AsyncTPPipelineOptions &result,
+                               TPAsyncTPPipelineOptions options) {
+  result.emitRemarks = options.emitRemarks;
+  result.tensorParallelAxis = options.tensorParallelAxis;
+}
+
+void tpAddAsyncTPPipeline(MlirOpPassManager pm,
+                          TPAsyncTPPipelineOptions options) {
+  tp::AsyncTPPipelineOptions pipelineOptions;
+  setPipelineOptions(pipelineOptions, options);
+  tp::buildAsyncTPPipeline(*unwrap(pm), pipelineOptions);
+}
+
+MlirLogicalResult tpRunAsyncTPPipeline(MlirModule module,
+                                       TPAsyncTPPipelineOptions options) {
+  ModuleOp op = unwrap(module);
+  PassManager pm(op->getName());
+  tp::AsyncTPPipelineOptions pipelineOptions;
+  setPipelineOptions(pipelineOptions, options);
+  tp::buildAsyncTPPipeline(pm, pipelineOptions);
+  return wrap(pm.run(op));
+}

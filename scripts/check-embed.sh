@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the build into a prefix, builds examples/embed against the installed
+# package with find_package, runs it and checks that it printed fused ops.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+prefix=$build/install
+cmake --install "$build" --prefix "$prefix" > /dev/null
+cmake -G Ninja -S "$root/examples/embed" -B "$build/embed" \
+  -DCMAKE_PREFIX_PATH="$prefix;/usr/lib/llvm-22" -DCMAKE_BUILD_TYPE=Release > /dev/null
+ninja -C "$build/embed" > /dev/null
+out=$("$build/embed/tp-embed")
+echo "$out"
+grep -q "tp.all_gather_matmul" <<<"$out"
+grep -q "tp.matmul_reduce_scatter" <<<"$out"
+echo "check-embed: the installed package builds an embedder that fuses"

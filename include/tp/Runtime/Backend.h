@@ -1,0 +1,126 @@
+//===- Backend.h - what a runtime backend implements ------------*- C++ -*-===//
+//
+// One Backend object per rank. The interpreter (tp-run) calls it for every
+// collective, GEMM and fused collective-GEMM; the CPU backend runs them on
+// threads and a BLAS, the CUDA backend on cuBLASLt and NCCL. Every call names
+// its `site` ("tp.all_gather at file:line") so errors and traces point at the
+// IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_RUNTIME_BACKEND_H
+#define TP_RUNTIME_BACKEND_H
+
+#include "tp/Runtime/Quantize.h"
+#include "tp/Runtime/Status.h"
+#include "tp/Runtime/Tensor.h"
+#include "tp/Runtime/World.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tp::rt {
+
+enum class Reduction { Sum, Avg, Max, Min };
+
+/// A GEMM operand: a float tensor, or low-precision data with its
+/// dequantization scales.
+struct Operand {
+  const Tensor *data = nullptr;
+  const Tensor *scale = nullptr;
+  const Tensor *globalScale = nullptr;
+  std::optional<Scaling> scaling;
+
+  bool isScaled() const { return scaling.has_value(); }
+  static Operand plain(const Tensor *data) {
+    Operand op;
+    op.data = data;
+    return op;
+  }
+};
+
+/// How a fused op runs: the algorithm and how many pieces each rank's share
+/// is cut into (more pieces: finer overlap, smaller GEMMs).
+struct Schedule {
+  enum class Algorithm { Ring, PerPeer };
+  Algorithm algorithm = Algorithm::PerPeer;
+  int chunks = 1;
+};
+
+/// all_gather(a, dim) then one product per B (B broadcast over A's leading
+/// dims; B is [K, N], or [N, K] with transposeB, which scaled B always is).
+struct AllGatherMatmulArgs {
+  Operand a;
+  std::vector<Operand> bs;
+  std::vector<const Tensor *> biases; // one per B, null when absent
+  std::vector<DType> outTypes;        // one per B
+  int64_t dim = 0;
+  bool transposeB = false;
+  bool returnGathered = false;
+  Schedule schedule;
+  std::string site;
+};
+
+/// reduce_scatter(a @ b + addend, dim) + bias.
+struct MatmulReduceScatterArgs {
+  Operand a, b;
+  const Tensor *bias = nullptr;
+  const Tensor *addend = nullptr;
+  DType outType = DType::F32;
+  int64_t dim = 0;
+  Reduction reduction = Reduction::Sum;
+  bool transposeB = false;
+  bool returnUnreduced = false;
+  Schedule schedule;
+  std::string site;
+};
+
+class Backend {
+public:
+  virtual ~Backend();
+  virtual std::string name() const = 0;
+
+  virtual Status allGather(const Group &group, const Tensor &input,
+                           int64_t dim, const std::string &site,
+                           Tensor &result) = 0;
+  virtual Status reduceScatter(const Group &group, const Tensor &input,
+                               int64_t dim, Reduction reduction,
+                               const std::string &site, Tensor &result) = 0;
+  virtual Status allReduce(const Group &group, const Tensor &input,
+                           Reduction reduction, const std::string &site,
+                           Tensor &result) = 0;
+
+  /// a [..., M, K] @ b: b 2-D (broadcast over a's leading dims) or with a's
+  /// leading dims (batched).
+  virtual Status matmul(const Tensor &a, const Tensor &b, bool transposeB,
+                        const std::string &site, Tensor &result) = 0;
+  /// dequantize(a [M, K]) @ dequantize(b [N, K])^T + bias, rounded once.
+  virtual Status scaledMatmul(const Operand &a, const Operand &b,
+                              const Tensor *bias, DType outType,
+                              const std::string &site, Tensor &result) = 0;
+
+  /// Results: the gathered A (and its gathered scale when A is scaled) when
+  /// args.returnGathered, then one product per B.
+  virtual Status allGatherMatmul(const Group &group,
+                                 const AllGatherMatmulArgs &args,
+                                 std::vector<Tensor> &results) = 0;
+  /// Results: the unreduced product when args.returnUnreduced, then this
+  /// rank's reduced slice.
+  virtual Status matmulReduceScatter(const Group &group,
+                                     const MatmulReduceScatterArgs &args,
+                                     std::vector<Tensor> &results) = 0;
+};
+
+/// The CPU backend of `rank`: ranks are threads of `world`, GEMMs go through
+/// the BLAS, fused ops run a pipelined schedule (a communication thread moves
+/// chunks while this thread multiplies the previous ones).
+std::unique_ptr<Backend> createCpuBackend(World &world, int rank);
+
+/// Sizes the BLAS thread pool so `ranks` concurrent ranks share the cores.
+void configureCpuThreads(int ranks);
+
+} // namespace tp::rt
+
+#endif // TP_RUNTIME_BACKEND_H

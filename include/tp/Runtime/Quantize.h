@@ -1,0 +1,53 @@
+//===- Quantize.h - reference FP8 / MXFP8 / NVFP4 quantization --*- C++ -*-===//
+//
+// The semantics of tp.quantize / tp.dequantize (docs/Semantics.md): scales
+// are dequantization scales, blocks run along the last dim.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_RUNTIME_QUANTIZE_H
+#define TP_RUNTIME_QUANTIZE_H
+
+#include "tp/Runtime/Tensor.h"
+
+namespace tp::rt {
+
+enum class Scaling { PerTensor, RowWise, MXFP8, NVFP4 };
+
+struct Quantized {
+  Tensor data;        // dataType, the input's shape
+  Tensor scale;       // see the table in docs/Semantics.md
+  Tensor globalScale; // tensor<f32> for NVFP4, empty otherwise
+};
+
+/// Quantizes `input` (any float type) to `dataType`.
+/// - PerTensor: scale = amax(|x|) / maxFinite(dataType) (1 when amax is 0).
+/// - RowWise: the same per row (over the last dim); scale shape [..., 1].
+/// - MXFP8 (OCP MX v1.0): per block of 32 along the last dim, the shared
+///   scale is 2^(floor(log2(amax_block)) - emax(dataType)) stored as
+///   f8E8M0FNU (emax = 8 for f8E4M3FN, 15 for f8E5M2; 2^-127 when the block
+///   is all zero); elements are x / scale rounded and saturated.
+/// - NVFP4: global = amax(|x|) / (448 * 6) (1 when amax is 0); per block of
+///   16, scale_b = f8E4M3FN(amax_block / 6 / global); elements are
+///   x / (scale_b * global) rounded to f4E2M1FN (0 when scale_b is 0).
+/// Fails (returns false, sets `error`) when the last dim does not divide by
+/// the block size or dataType does not fit the mode.
+bool quantize(const Tensor &input, Scaling mode, DType dataType,
+              Quantized &result, std::string &error);
+
+/// The float value of quantized data: data * scale (* globalScale), as
+/// `outType` (rounded once).
+bool dequantize(const Tensor &data, const Tensor &scale,
+                const Tensor *globalScale, Scaling mode, DType outType,
+                Tensor &result, std::string &error);
+
+/// The dequantized value as f32, the operand of a scaled GEMM.
+inline bool dequantizeToF32(const Tensor &data, const Tensor &scale,
+                            const Tensor *globalScale, Scaling mode,
+                            Tensor &result, std::string &error) {
+  return dequantize(data, scale, globalScale, mode, DType::F32, result, error);
+}
+
+} // namespace tp::rt
+
+#endif // TP_RUNTIME_QUANTIZE_H

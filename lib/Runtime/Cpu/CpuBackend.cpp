@@ -1,0 +1,181 @@
+//===- CpuBackend.cpp - collectives and GEMMs of the CPU backend ----------===//
+
+#include "CpuBackend.h"
+#include "Kernels.h"
+#include "tp/Runtime/Numerics.h"
+
+#include <algorithm>
+#include <cblas.h>
+#include <thread>
+
+using namespace tp::rt;
+using namespace tp::rt::cpu;
+
+Backend::~Backend() = default;
+
+std::unique_ptr<Backend> tp::rt::createCpuBackend(World &world, int rank) {
+  return std::make_unique<CpuBackend>(world, rank);
+}
+
+extern "C" void openblas_set_num_threads(int);
+
+void tp::rt::configureCpuThreads(int ranks) {
+  int cores = std::max(1u, std::thread::hardware_concurrency());
+  openblas_set_num_threads(std::max(1, cores / std::max(1, ranks)));
+}
+
+static std::string signatureOf(const std::string &site, const Tensor &input) {
+  return site + " on " + input.typeString();
+}
+
+Status CpuBackend::allGather(const Group &group, const Tensor &input,
+                             int64_t dim, const std::string &site,
+                             Tensor &result) {
+  TraceScope scope(world.trace(), rank, Stream::Comm, "all_gather", "comm");
+  std::vector<int64_t> shape = input.shape();
+  shape[dim] *= group.size();
+  result = Tensor(input.dtype(), shape);
+  uint8_t *out = static_cast<uint8_t *>(result.mutableData());
+  std::shared_ptr<Exchange> ex;
+  TP_RETURN_IF_ERROR(
+      world.join(group, signatureOf(site, input), &input, nullptr, ex));
+  DimSplit split = splitAt(input.shape(), dim);
+  for (int i = 0; i < group.size(); ++i) {
+    auto *peer = static_cast<const Tensor *>(ex->published[i]);
+    copySlabs(static_cast<const uint8_t *>(peer->data()), split.extent, 0, out,
+              split.extent * group.size(), i * split.extent, split.extent,
+              split, byteSize(input.dtype()));
+  }
+  return world.leave(group, ex);
+}
+
+Status CpuBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
+                          bool scatter, Reduction reduction,
+                          const std::string &site, Tensor &result) {
+  int g = group.size();
+  DimSplit split = splitAt(input.shape(), scatter ? dim : 0);
+  if (scatter && split.extent % g != 0)
+    return Status::error(site + ": dim " + std::to_string(dim) + " (" +
+                         std::to_string(split.extent) +
+                         ") is not divisible by the group size " +
+                         std::to_string(g));
+  std::vector<int64_t> shape = input.shape();
+  int64_t extent = split.extent, start = 0;
+  if (scatter) {
+    extent = split.extent / g;
+    start = group.index * extent;
+    shape[dim] = extent;
+  }
+  result = Tensor(input.dtype(), shape);
+  std::shared_ptr<Exchange> ex;
+  TP_RETURN_IF_ERROR(
+      world.join(group, signatureOf(site, input), &input, nullptr, ex));
+  std::vector<const Tensor *> peers(g);
+  for (int i = 0; i < g; ++i)
+    peers[i] = static_cast<const Tensor *>(ex->published[i]);
+  void *out = result.mutableData();
+  // Accumulate in double, in group order, and round once.
+  int64_t run = extent * split.inner;
+  for (int64_t o = 0; o < split.outer; ++o) {
+    int64_t src0 = (o * split.extent + start) * split.inner;
+    int64_t dst0 = o * run;
+    for (int64_t e = 0; e < run; ++e) {
+      double acc = peers[0]->get(src0 + e);
+      for (int i = 1; i < g; ++i) {
+        double v = peers[i]->get(src0 + e);
+        switch (reduction) {
+        case Reduction::Sum:
+        case Reduction::Avg:
+          acc += v;
+          break;
+        case Reduction::Max:
+          acc = std::max(acc, v);
+          break;
+        case Reduction::Min:
+          acc = std::min(acc, v);
+          break;
+        }
+      }
+      if (reduction == Reduction::Avg)
+        acc /= g;
+      storeElement(out, input.dtype(), dst0 + e, acc);
+    }
+  }
+  return world.leave(group, ex);
+}
+
+Status CpuBackend::reduceScatter(const Group &group, const Tensor &input,
+                                 int64_t dim, Reduction reduction,
+                                 const std::string &site, Tensor &result) {
+  TraceScope scope(world.trace(), rank, Stream::Comm, "reduce_scatter", "comm");
+  return reduce(group, input, dim, /*scatter=*/true, reduction, site, result);
+}
+
+Status CpuBackend::allReduce(const Group &group, const Tensor &input,
+                             Reduction reduction, const std::string &site,
+                             Tensor &result) {
+  TraceScope scope(world.trace(), rank, Stream::Comm, "all_reduce", "comm");
+  return reduce(group, input, 0, /*scatter=*/false, reduction, site, result);
+}
+
+template <typename T>
+static Status runMatmul(const Tensor &a, const Tensor &b, bool transposeB,
+                        const std::string &site, Tensor &result) {
+  if (a.rank() < 2 || (b.rank() != 2 && b.rank() != a.rank()))
+    return Status::error(site + ": cannot multiply " + a.typeString() +
+                         " by " + b.typeString());
+  int64_t k = a.shape().back();
+  int64_t bk = b.dim(b.rank() - (transposeB ? 1 : 2));
+  int64_t n = b.dim(b.rank() - (transposeB ? 2 : 1));
+  if (k != bk)
+    return Status::error(site + ": contraction dims differ: " +
+                         a.typeString() + " and " + b.typeString());
+  std::vector<int64_t> shape = a.shape();
+  shape.back() = n;
+  result = Tensor(a.dtype(), shape);
+  DenseMatrix<T> am(Operand::plain(&a)), bm(Operand::plain(&b));
+  std::vector<T> c(am.rows() * n);
+  if (b.rank() == 2) {
+    gemm<T>(transposeB, am.rows(), n, k, am.data(), k, bm.data(),
+            transposeB ? k : n, c.data(), n, T(0));
+  } else {
+    int64_t batch = b.numElements() / (k * n);
+    int64_t m = am.rows() / batch;
+    for (int64_t i = 0; i < batch; ++i)
+      gemm<T>(transposeB, m, n, k, am.data() + i * m * k, k,
+              bm.data() + i * k * n, transposeB ? k : n, c.data() + i * m * n,
+              n, T(0));
+  }
+  storeBlock(c.data(), 0, am.rows(), 0, n, result);
+  return Status::ok();
+}
+
+Status CpuBackend::matmul(const Tensor &a, const Tensor &b, bool transposeB,
+                          const std::string &site, Tensor &result) {
+  TraceScope scope(world.trace(), rank, Stream::Compute, "matmul", "gemm");
+  if (a.dtype() == DType::F64)
+    return runMatmul<double>(a, b, transposeB, site, result);
+  return runMatmul<float>(a, b, transposeB, site, result);
+}
+
+Status CpuBackend::scaledMatmul(const Operand &a, const Operand &b,
+                                const Tensor *bias, DType outType,
+                                const std::string &site, Tensor &result) {
+  TraceScope scope(world.trace(), rank, Stream::Compute, "scaled_matmul",
+                   "gemm");
+  DenseMatrix<float> am(a), bm(b);
+  if (am.cols() != bm.cols())
+    return Status::error(site + ": contraction dims differ: " +
+                         a.data->typeString() + " and " +
+                         b.data->typeString());
+  std::vector<int64_t> shape = a.data->shape();
+  shape.back() = bm.rows();
+  result = Tensor(outType, shape);
+  std::vector<float> c(am.rows() * bm.rows());
+  gemm<float>(true, am.rows(), bm.rows(), am.cols(), am.data(), am.cols(),
+              bm.data(), bm.cols(), c.data(), bm.rows(), 0.0f);
+  if (bias)
+    addBias(*bias, 0, am.rows(), bm.rows(), c.data());
+  storeBlock(c.data(), 0, am.rows(), 0, bm.rows(), result);
+  return Status::ok();
+}

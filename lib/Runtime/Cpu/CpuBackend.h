@@ -1,0 +1,56 @@
+//===- CpuBackend.h - the CPU backend ---------------------------*- C++ -*-===//
+
+#ifndef TP_LIB_RUNTIME_CPU_CPUBACKEND_H
+#define TP_LIB_RUNTIME_CPU_CPUBACKEND_H
+
+#include "tp/Runtime/Backend.h"
+#include "tp/Runtime/Trace.h"
+
+namespace tp::rt::cpu {
+
+class CpuBackend final : public Backend {
+public:
+  CpuBackend(World &world, int rank) : world(world), rank(rank) {}
+
+  std::string name() const override { return "cpu"; }
+
+  Status allGather(const Group &group, const Tensor &input, int64_t dim,
+                   const std::string &site, Tensor &result) override;
+  Status reduceScatter(const Group &group, const Tensor &input, int64_t dim,
+                       Reduction reduction, const std::string &site,
+                       Tensor &result) override;
+  Status allReduce(const Group &group, const Tensor &input,
+                   Reduction reduction, const std::string &site,
+                   Tensor &result) override;
+  Status matmul(const Tensor &a, const Tensor &b, bool transposeB,
+                const std::string &site, Tensor &result) override;
+  Status scaledMatmul(const Operand &a, const Operand &b, const Tensor *bias,
+                      DType outType, const std::string &site,
+                      Tensor &result) override;
+  Status allGatherMatmul(const Group &group, const AllGatherMatmulArgs &args,
+                         std::vector<Tensor> &results) override;
+  Status matmulReduceScatter(const Group &group,
+                             const MatmulReduceScatterArgs &args,
+                             std::vector<Tensor> &results) override;
+
+private:
+  template <typename T>
+  Status runAllGatherMatmul(const Group &group, const AllGatherMatmulArgs &args,
+                            std::vector<Tensor> &results);
+  template <typename T>
+  Status runMatmulReduceScatter(const Group &group,
+                                const MatmulReduceScatterArgs &args,
+                                std::vector<Tensor> &results);
+  /// Reduces `input` over the group into `result` (whole tensor, or this
+  /// rank's slice along `dim` when scatter).
+  Status reduce(const Group &group, const Tensor &input, int64_t dim,
+                bool scatter, Reduction reduction, const std::string &what,
+                Tensor &result);
+
+  World &world;
+  int rank;
+};
+
+} // namespace tp::rt::cpu
+
+#endif // TP_LIB_RUNTIME_CPU_CPUBACKEND_H

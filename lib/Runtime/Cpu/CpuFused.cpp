@@ -1,0 +1,521 @@
+//===- CpuFused.cpp - pipelined fused schedules of the CPU backend --------===//
+//
+// all_gather_matmul: a communication thread brings the group's shards into
+// this rank's gathered buffer piece by piece (per_peer: straight from each
+// owner; ring: from the left neighbour's gathered buffer once it holds the
+// piece) while this thread multiplies the pieces already there, writing each
+// product piece in its final place.
+//
+// matmul_reduce_scatter: this thread computes the partial product destined to
+// each rank piece by piece into a workspace peers read. per_peer: a reducer
+// thread sums the pieces destined to this rank as their owners publish them;
+// ring: each rank adds its left neighbour's running sum to its own partial
+// and passes it on, so after group-size steps every rank holds its slice.
+//
+// Pieces: each rank's share along the gather/scatter dim is cut into
+// `schedule.chunks` near-equal parts; progress counters in the Exchange say
+// how many pieces each rank has made available, in schedule order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuBackend.h"
+#include "Kernels.h"
+#include "tp/Runtime/Numerics.h"
+
+#include <algorithm>
+#include <thread>
+
+using namespace tp::rt;
+using namespace tp::rt::cpu;
+
+namespace {
+
+/// [lo, hi) of piece `j` of `extent` cut into `chunks`.
+std::pair<int64_t, int64_t> pieceRange(int64_t extent, int chunks, int j) {
+  return {extent * j / chunks, extent * (j + 1) / chunks};
+}
+
+int effectiveChunks(const Schedule &schedule, int64_t extent) {
+  return static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(schedule.chunks, extent)));
+}
+
+std::string scheduleName(const Schedule &schedule) {
+  return schedule.algorithm == Schedule::Algorithm::Ring ? "ring" : "per_peer";
+}
+
+/// What a rank publishes for an all-gather-matmul.
+struct GatherBuffers {
+  const uint8_t *shard;
+  const uint8_t *scaleShard;
+  uint8_t *gathered;
+  uint8_t *gatheredScale;
+};
+
+} // namespace
+
+Status CpuBackend::allGatherMatmul(const Group &group,
+                                   const AllGatherMatmulArgs &args,
+                                   std::vector<Tensor> &results) {
+  bool wide = args.a.data->dtype() == DType::F64;
+  for (const Operand &b : args.bs)
+    wide |= b.data->dtype() == DType::F64;
+  if (wide)
+    return runAllGatherMatmul<double>(group, args, results);
+  return runAllGatherMatmul<float>(group, args, results);
+}
+
+template <typename T>
+Status CpuBackend::runAllGatherMatmul(const Group &group,
+                                      const AllGatherMatmulArgs &args,
+                                      std::vector<Tensor> &results) {
+  const Tensor &a = *args.a.data;
+  const int g = group.size(), me = group.index;
+  const int64_t d = args.dim;
+  const bool kSplit = d == a.rank() - 1;
+  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  const DimSplit local = splitAt(a.shape(), d);
+  std::vector<int64_t> gatheredShape = a.shape();
+  gatheredShape[d] *= g;
+  const int64_t extL = local.extent, extG = extL * g;
+  const int64_t k = gatheredShape.back();
+  const int64_t totalRows = k ? a.numElements() * g / k : 0;
+
+  Tensor gathered(a.dtype(), gatheredShape);
+  // Row-wise and block scales travel with A; a per-tensor scale is shared.
+  const bool gatherScale =
+      args.a.isScaled() && *args.a.scaling != Scaling::PerTensor;
+  Tensor gatheredScale;
+  DimSplit scaleSplit;
+  if (gatherScale) {
+    std::vector<int64_t> shape = args.a.scale->shape();
+    shape[d] *= g;
+    gatheredScale = Tensor(args.a.scale->dtype(), shape);
+    scaleSplit = splitAt(args.a.scale->shape(), d);
+  }
+  GatherBuffers mine{
+      static_cast<const uint8_t *>(a.data()),
+      gatherScale ? static_cast<const uint8_t *>(args.a.scale->data()) : nullptr,
+      static_cast<uint8_t *>(gathered.mutableData()),
+      gatherScale ? static_cast<uint8_t *>(gatheredScale.mutableData())
+                  : nullptr};
+
+  // B operands as dense T matrices, and the product tensors.
+  std::vector<DenseMatrix<T>> bs;
+  std::vector<Tensor> products;
+  std::vector<int64_t> ns;
+  for (size_t i = 0; i < args.bs.size(); ++i) {
+    bs.emplace_back(args.bs[i]);
+    bool trans = args.transposeB || args.bs[i].isScaled();
+    int64_t bk = trans ? bs.back().cols() : bs.back().rows();
+    if (bk != k)
+      return Status::error(args.site + ": B #" + std::to_string(i) + " " +
+                           args.bs[i].data->typeString() +
+                           " does not contract with the gathered A " +
+                           gathered.typeString());
+    ns.push_back(trans ? bs.back().rows() : bs.back().cols());
+    std::vector<int64_t> shape = gatheredShape;
+    shape.back() = ns.back();
+    products.emplace_back(args.outTypes[i], shape);
+  }
+  // A K-split gather accumulates every piece into whole products.
+  std::vector<std::vector<T>> accumulators;
+  if (kSplit)
+    for (int64_t n : ns)
+      accumulators.emplace_back(totalRows * n, T(0));
+
+  std::shared_ptr<Exchange> ex;
+  TP_RETURN_IF_ERROR(world.join(
+      group,
+      args.site + " (" + scheduleName(args.schedule) + ") on " +
+          a.typeString(),
+      &mine, nullptr, ex));
+  const int chunks = effectiveChunks(args.schedule, extL);
+  auto originOf = [&](int step) {
+    return ring ? (me - step + g) % g : (me + step) % g;
+  };
+  auto copyPiece = [&](const GatherBuffers &from, bool fromShard, int origin,
+                       int64_t lo, int64_t hi) {
+    int64_t srcExtent = fromShard ? extL : extG;
+    int64_t srcStart = fromShard ? lo : origin * extL + lo;
+    copySlabs(fromShard ? from.shard : from.gathered, srcExtent, srcStart,
+              mine.gathered, extG, origin * extL + lo, hi - lo, local,
+              byteSize(a.dtype()));
+    if (gatherScale)
+      copySlabs(fromShard ? from.scaleShard : from.gatheredScale, srcExtent,
+                srcStart, mine.gatheredScale, extG, origin * extL + lo,
+                hi - lo, scaleSplit, byteSize(args.a.scale->dtype()));
+  };
+  std::atomic<int64_t> &myProgress = *ex->progress[me];
+
+  // Step 0: this rank's own shard.
+  copyPiece(mine, /*fromShard=*/true, me, 0, extL);
+  myProgress.store(chunks, std::memory_order_release);
+
+  Status commStatus;
+  std::thread comm([&] {
+    for (int step = 1; step < g && commStatus.isOk(); ++step) {
+      int origin = originOf(step);
+      for (int j = 0; j < chunks && commStatus.isOk(); ++j) {
+        auto [lo, hi] = pieceRange(extL, chunks, j);
+        TraceScope scope(world.trace(), rank, Stream::Comm,
+                         "recv r" + std::to_string(group.member(origin)) +
+                             " piece " + std::to_string(j),
+                         "comm");
+        const GatherBuffers *from;
+        if (ring) {
+          int left = (me - 1 + g) % g;
+          int64_t needed = int64_t(step - 1) * chunks + j;
+          commStatus = world.spinFor(
+              [&] { return ex->progress[left]->load(std::memory_order_acquire) > needed; },
+              args.site + " waiting for rank " + std::to_string(group.member(left)));
+          from = static_cast<const GatherBuffers *>(ex->published[left]);
+        } else {
+          from = static_cast<const GatherBuffers *>(ex->published[origin]);
+        }
+        if (!commStatus.isOk())
+          break;
+        copyPiece(*from, /*fromShard=*/!ring, origin, lo, hi);
+        myProgress.fetch_add(1, std::memory_order_release);
+      }
+    }
+  });
+
+  // The gathered A as an operand (scales gathered alongside when they are).
+  Operand gatheredA = args.a;
+  gatheredA.data = &gathered;
+  if (gatherScale)
+    gatheredA.scale = &gatheredScale;
+  const bool directA = !args.a.isScaled() && std::is_same_v<T, float> &&
+                       a.dtype() == DType::F32;
+  const int64_t rowsPerSlab = kSplit ? 0 : local.inner / k;
+  std::vector<T> aBlock, cBlock;
+  Status status;
+  for (int step = 0; step < g && status.isOk(); ++step) {
+    int origin = originOf(step);
+    for (int j = 0; j < chunks; ++j) {
+      int64_t piece = int64_t(step) * chunks + j;
+      status = world.spinFor(
+          [&] { return myProgress.load(std::memory_order_acquire) > piece; },
+          args.site + " waiting for its own communication thread");
+      if (!status.isOk())
+        break;
+      auto [lo, hi] = pieceRange(extL, chunks, j);
+      TraceScope scope(world.trace(), rank, Stream::Compute,
+                       "gemm r" + std::to_string(group.member(origin)) +
+                           " piece " + std::to_string(j),
+                       "gemm");
+      if (kSplit) {
+        // Columns [col0, col0 + cols) of A against rows of B.
+        int64_t col0 = origin * extL + lo, cols = hi - lo;
+        aBlock.resize(totalRows * cols);
+        loadBlock(gatheredA, 0, totalRows, col0, cols, aBlock.data());
+        for (size_t i = 0; i < bs.size(); ++i) {
+          bool trans = args.transposeB || args.bs[i].isScaled();
+          const T *b = bs[i].data() + (trans ? col0 : col0 * ns[i]);
+          gemm<T>(trans, totalRows, ns[i], cols, aBlock.data(), cols, b,
+                  trans ? k : ns[i], accumulators[i].data(), ns[i], T(1));
+        }
+        continue;
+      }
+      for (int64_t o = 0; o < local.outer; ++o) {
+        int64_t row0 = (o * extG + origin * extL + lo) * rowsPerSlab;
+        int64_t rows = (hi - lo) * rowsPerSlab;
+        const T *aRows;
+        if (directA) {
+          aRows = reinterpret_cast<const T *>(gathered.as<float>() + row0 * k);
+        } else {
+          aBlock.resize(rows * k);
+          loadBlock(gatheredA, row0, rows, 0, k, aBlock.data());
+          aRows = aBlock.data();
+        }
+        for (size_t i = 0; i < bs.size(); ++i) {
+          bool trans = args.transposeB || args.bs[i].isScaled();
+          cBlock.resize(rows * ns[i]);
+          gemm<T>(trans, rows, ns[i], k, aRows, k, bs[i].data(),
+                  trans ? k : ns[i], cBlock.data(), ns[i], T(0));
+          if (args.biases[i])
+            addBias(*args.biases[i], 0, rows, ns[i], cBlock.data());
+          storeBlock(cBlock.data(), row0, rows, 0, ns[i], products[i]);
+        }
+      }
+    }
+  }
+  if (!status.isOk())
+    world.fail(rank, status.message());
+  comm.join();
+  if (status.isOk() && !commStatus.isOk())
+    status = commStatus;
+  Status left = world.leave(group, ex);
+  TP_RETURN_IF_ERROR(status);
+  TP_RETURN_IF_ERROR(left);
+
+  if (kSplit)
+    for (size_t i = 0; i < bs.size(); ++i) {
+      if (args.biases[i])
+        addBias(*args.biases[i], 0, totalRows, ns[i], accumulators[i].data());
+      storeBlock(accumulators[i].data(), 0, totalRows, 0, ns[i], products[i]);
+    }
+  results.clear();
+  if (args.returnGathered) {
+    results.push_back(gathered);
+    if (args.a.isScaled())
+      results.push_back(gatherScale ? gatheredScale : *args.a.scale);
+  }
+  for (Tensor &product : products)
+    results.push_back(std::move(product));
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// matmul_reduce_scatter
+//===----------------------------------------------------------------------===//
+
+Status CpuBackend::matmulReduceScatter(const Group &group,
+                                       const MatmulReduceScatterArgs &args,
+                                       std::vector<Tensor> &results) {
+  if (args.reduction != Reduction::Sum && args.reduction != Reduction::Avg)
+    return Status::error(args.site +
+                         ": a fused reduce-scatter reduces with sum or avg");
+  if (needsDouble(args.a, args.b))
+    return runMatmulReduceScatter<double>(group, args, results);
+  return runMatmulReduceScatter<float>(group, args, results);
+}
+
+template <typename T>
+Status CpuBackend::runMatmulReduceScatter(const Group &group,
+                                          const MatmulReduceScatterArgs &args,
+                                          std::vector<Tensor> &results) {
+  const Tensor &a = *args.a.data;
+  const int g = group.size(), me = group.index;
+  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  const bool trans = args.transposeB || args.b.isScaled();
+  DenseMatrix<T> bm(args.b);
+  const int64_t k = a.shape().back();
+  const int64_t n = trans ? bm.rows() : bm.cols();
+  if ((trans ? bm.cols() : bm.rows()) != k)
+    return Status::error(args.site + ": contraction dims differ: " +
+                         a.typeString() + " and " + args.b.data->typeString());
+  std::vector<int64_t> productShape = a.shape();
+  productShape.back() = n;
+  const int64_t d = args.dim;
+  const bool nSplit = d == a.rank() - 1;
+  const DimSplit split = splitAt(productShape, d);
+  if (split.extent % g != 0)
+    return Status::error(args.site + ": dim " + std::to_string(d) + " (" +
+                         std::to_string(split.extent) +
+                         ") is not divisible by the group size " +
+                         std::to_string(g));
+  const int64_t extL = split.extent / g;
+  std::vector<int64_t> reducedShape = productShape;
+  reducedShape[d] = extL;
+  Tensor reduced(args.outType, reducedShape);
+  const int64_t sliceSize = reduced.numElements();
+  const int64_t totalRows = n ? a.numElements() / k : 0;
+  const int64_t rowsPerSlab = nSplit ? 0 : split.inner / n;
+
+  // partials[c]: this rank's a @ b (+ addend) for the slice of rank c, in the
+  // reduced slice's layout. sums[s]: a ring rank's running sum after step s.
+  std::vector<std::vector<T>> partials(g, std::vector<T>(sliceSize));
+  std::vector<std::vector<T>> sums(ring ? g : 0, std::vector<T>(sliceSize));
+  std::vector<std::vector<T>> *published = ring ? &sums : &partials;
+  std::shared_ptr<Exchange> ex;
+  TP_RETURN_IF_ERROR(world.join(
+      group,
+      args.site + " (" + scheduleName(args.schedule) + ") on " +
+          a.typeString(),
+      published, nullptr, ex));
+  const int chunks = effectiveChunks(args.schedule, extL);
+  std::atomic<int64_t> &myProgress = *ex->progress[me];
+  auto peerBuffers = [&](int member) {
+    return static_cast<std::vector<std::vector<T>> *>(
+        const_cast<void *>(ex->published[member]));
+  };
+  /// Calls fn(offset, length) for the contiguous runs of piece [lo, hi) in
+  /// the reduced slice's layout.
+  auto forEachRun = [&](int64_t lo, int64_t hi, auto &&fn) {
+    if (nSplit) {
+      for (int64_t r = 0; r < totalRows; ++r)
+        fn(r * extL + lo, hi - lo);
+      return;
+    }
+    for (int64_t o = 0; o < split.outer; ++o)
+      fn((o * extL + lo) * split.inner, (hi - lo) * split.inner);
+  };
+
+  const Operand addend = Operand::plain(args.addend);
+  std::vector<T> aBlock, addBlock;
+  DenseMatrix<T> *aAll = nullptr;
+  std::unique_ptr<DenseMatrix<T>> aDense;
+  if (nSplit) {
+    aDense = std::make_unique<DenseMatrix<T>>(args.a);
+    aAll = aDense.get();
+  }
+  /// this rank's partial for piece [lo, hi) of rank c's slice.
+  auto computePiece = [&](int c, int64_t lo, int64_t hi, T *dst) {
+    TraceScope scope(world.trace(), rank, Stream::Compute,
+                     "gemm for r" + std::to_string(group.member(c)),
+                     "gemm");
+    if (nSplit) {
+      int64_t n0 = c * extL + lo, cols = hi - lo;
+      const T *b = bm.data() + (trans ? n0 * k : n0);
+      gemm<T>(trans, totalRows, cols, k, aAll->data(), k, b, trans ? k : n,
+              dst + lo, extL, T(0));
+      if (args.addend) {
+        addBlock.resize(totalRows * cols);
+        loadBlock(addend, 0, totalRows, n0, cols, addBlock.data());
+        for (int64_t r = 0; r < totalRows; ++r)
+          for (int64_t j = 0; j < cols; ++j)
+            dst[r * extL + lo + j] += addBlock[r * cols + j];
+      }
+      return;
+    }
+    for (int64_t o = 0; o < split.outer; ++o) {
+      int64_t row0 = (o * split.extent + c * extL + lo) * rowsPerSlab;
+      int64_t rows = (hi - lo) * rowsPerSlab;
+      aBlock.resize(rows * k);
+      loadBlock(args.a, row0, rows, 0, k, aBlock.data());
+      T *out = dst + (o * extL + lo) * rowsPerSlab * n;
+      gemm<T>(trans, rows, n, k, aBlock.data(), k, bm.data(), trans ? k : n,
+              out, n, T(0));
+      if (args.addend) {
+        addBlock.resize(rows * n);
+        loadBlock(addend, row0, rows, 0, n, addBlock.data());
+        for (int64_t i = 0; i < rows * n; ++i)
+          out[i] += addBlock[i];
+      }
+    }
+  };
+  /// Rounds the finished piece [lo, hi) of `sum` into this rank's result.
+  auto finishPiece = [&](const double *sum, int64_t lo, int64_t hi) {
+    void *out = reduced.mutableData();
+    forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
+      for (int64_t i = offset; i < offset + length; ++i) {
+        double v = sum[i];
+        if (args.reduction == Reduction::Avg)
+          v /= g;
+        if (args.bias)
+          v += args.bias->get(i % n);
+        storeElement(out, args.outType, i, v);
+      }
+    });
+  };
+
+  Status status, commStatus;
+  std::thread reducer;
+  std::vector<double> total(sliceSize, 0.0);
+  if (!ring) {
+    // Sums, in group order, the pieces every rank computes for this one.
+    reducer = std::thread([&] {
+      for (int j = 0; j < chunks && commStatus.isOk(); ++j) {
+        auto [lo, hi] = pieceRange(extL, chunks, j);
+        for (int p = 0; p < g && commStatus.isOk(); ++p) {
+          int64_t needed = int64_t((me - p - 1 + 2 * g) % g) * chunks + j;
+          commStatus = world.spinFor(
+              [&] { return ex->progress[p]->load(std::memory_order_acquire) > needed; },
+              args.site + " waiting for rank " + std::to_string(group.member(p)));
+          if (!commStatus.isOk())
+            break;
+          TraceScope scope(world.trace(), rank, Stream::Comm,
+                           "reduce from r" + std::to_string(group.member(p)),
+                           "comm");
+          const std::vector<T> &piece = (*peerBuffers(p))[me];
+          forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
+            for (int64_t i = offset; i < offset + length; ++i)
+              total[i] += piece[i];
+          });
+        }
+        if (commStatus.isOk())
+          finishPiece(total.data(), lo, hi);
+      }
+    });
+    // Partials for the next ranks first, this rank's own slice last.
+    for (int step = 1; step <= g && status.isOk(); ++step) {
+      int c = (me + step) % g;
+      for (int j = 0; j < chunks; ++j) {
+        if (world.failed()) {
+          status = Status::error(args.site + ": stopped, another rank failed");
+          break;
+        }
+        auto [lo, hi] = pieceRange(extL, chunks, j);
+        computePiece(c, lo, hi, partials[c].data());
+        myProgress.fetch_add(1, std::memory_order_release);
+      }
+    }
+  } else {
+    int left = (me - 1 + g) % g;
+    for (int step = 0; step < g && status.isOk(); ++step) {
+      int c = (me - step - 1 + 2 * g) % g;
+      for (int j = 0; j < chunks; ++j) {
+        auto [lo, hi] = pieceRange(extL, chunks, j);
+        computePiece(c, lo, hi, partials[c].data());
+        std::vector<T> &sum = sums[step];
+        const std::vector<T> &own = partials[c];
+        if (step > 0) {
+          int64_t needed = int64_t(step - 1) * chunks + j;
+          status = world.spinFor(
+              [&] { return ex->progress[left]->load(std::memory_order_acquire) > needed; },
+              args.site + " waiting for rank " + std::to_string(group.member(left)));
+          if (!status.isOk())
+            break;
+          TraceScope scope(world.trace(), rank, Stream::Comm,
+                           "add from r" + std::to_string(group.member(left)),
+                           "comm");
+          const std::vector<T> &incoming = (*peerBuffers(left))[step - 1];
+          forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
+            for (int64_t i = offset; i < offset + length; ++i)
+              sum[i] = own[i] + incoming[i];
+          });
+        } else {
+          forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
+            std::copy(own.begin() + offset, own.begin() + offset + length,
+                      sum.begin() + offset);
+          });
+        }
+        if (step == g - 1) {
+          forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
+            for (int64_t i = offset; i < offset + length; ++i)
+              total[i] = sum[i];
+          });
+          finishPiece(total.data(), lo, hi);
+        }
+        myProgress.fetch_add(1, std::memory_order_release);
+      }
+    }
+  }
+  if (!status.isOk())
+    world.fail(rank, status.message());
+  if (reducer.joinable())
+    reducer.join();
+  if (status.isOk() && !commStatus.isOk())
+    status = commStatus;
+  Status left = world.leave(group, ex);
+  TP_RETURN_IF_ERROR(status);
+  TP_RETURN_IF_ERROR(left);
+
+  results.clear();
+  if (args.returnUnreduced) {
+    // This rank's whole product, assembled from its partials.
+    Tensor unreduced(args.outType, productShape);
+    void *out = unreduced.mutableData();
+    for (int c = 0; c < g; ++c) {
+      const std::vector<T> &part = partials[c];
+      if (nSplit) {
+        for (int64_t r = 0; r < totalRows; ++r)
+          for (int64_t j = 0; j < extL; ++j)
+            storeElement(out, args.outType, r * n + c * extL + j,
+                         part[r * extL + j]);
+        continue;
+      }
+      int64_t run = extL * split.inner;
+      for (int64_t o = 0; o < split.outer; ++o)
+        for (int64_t i = 0; i < run; ++i)
+          storeElement(out, args.outType,
+                       (o * split.extent + c * extL) * split.inner + i,
+                       part[o * run + i]);
+    }
+    results.push_back(std::move(unreduced));
+  }
+  results.push_back(std::move(reduced));
+  return Status::ok();
+}

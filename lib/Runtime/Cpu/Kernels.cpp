@@ -1,0 +1,157 @@
+//===- Kernels.cpp - GEMM and layout helpers of the CPU backend -----------===//
+
+#include "Kernels.h"
+#include "tp/Runtime/Numerics.h"
+
+#include <cblas.h>
+#include <cstring>
+
+using namespace tp::rt;
+using namespace tp::rt::cpu;
+
+DimSplit cpu::splitAt(const std::vector<int64_t> &shape, int64_t dim) {
+  DimSplit split;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) {
+    if (i < dim)
+      split.outer *= shape[i];
+    else if (i == dim)
+      split.extent = shape[i];
+    else
+      split.inner *= shape[i];
+  }
+  return split;
+}
+
+void cpu::copySlabs(const uint8_t *src, int64_t srcExtent, int64_t srcStart,
+                    uint8_t *dst, int64_t dstExtent, int64_t dstStart,
+                    int64_t count, const DimSplit &split, size_t bytes) {
+  size_t slab = split.inner * bytes;
+  for (int64_t o = 0; o < split.outer; ++o)
+    std::memcpy(dst + (o * dstExtent + dstStart) * slab,
+                src + (o * srcExtent + srcStart) * slab, count * slab);
+}
+
+template <>
+void cpu::gemm<float>(bool transposeB, int64_t m, int64_t n, int64_t k,
+                      const float *a, int64_t lda, const float *b, int64_t ldb,
+                      float *c, int64_t ldc, float beta) {
+  if (m == 0 || n == 0)
+    return;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+              m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+}
+
+template <>
+void cpu::gemm<double>(bool transposeB, int64_t m, int64_t n, int64_t k,
+                       const double *a, int64_t lda, const double *b,
+                       int64_t ldb, double *c, int64_t ldc, double beta) {
+  if (m == 0 || n == 0)
+    return;
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+              m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
+}
+
+/// The dequantization factor of element (row, col) of a scaled operand.
+static double scaleAt(const Operand &op, int64_t row, int64_t col,
+                      int64_t cols) {
+  double global = op.globalScale ? op.globalScale->get(0) : 1.0;
+  switch (*op.scaling) {
+  case Scaling::PerTensor:
+    return op.scale->get(0);
+  case Scaling::RowWise:
+    return op.scale->get(row);
+  case Scaling::MXFP8:
+    return op.scale->get(row * (cols / 32) + col / 32);
+  case Scaling::NVFP4:
+    return op.scale->get(row * (cols / 16) + col / 16) * global;
+  }
+  return 1.0;
+}
+
+template <typename T>
+void cpu::loadBlock(const Operand &op, int64_t row0, int64_t rows,
+                    int64_t col0, int64_t cols, T *out) {
+  const Tensor &data = *op.data;
+  int64_t width = data.shape().back();
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t base = (row0 + r) * width + col0;
+    T *dst = out + r * cols;
+    if (!op.isScaled() && data.dtype() == DType::F32 && sizeof(T) == 4) {
+      std::memcpy(dst, data.as<float>() + base, cols * sizeof(float));
+      continue;
+    }
+    for (int64_t c = 0; c < cols; ++c) {
+      double v = data.get(base + c);
+      if (op.isScaled())
+        v *= scaleAt(op, row0 + r, col0 + c, width);
+      dst[c] = static_cast<T>(v);
+    }
+  }
+}
+
+template <typename T> cpu::DenseMatrix<T>::DenseMatrix(const Operand &op) {
+  const Tensor &data = *op.data;
+  numCols = data.rank() ? data.shape().back() : 1;
+  numRows = numCols ? data.numElements() / numCols : 0;
+  bool direct = !op.isScaled() &&
+                ((sizeof(T) == 4 && data.dtype() == DType::F32) ||
+                 (sizeof(T) == 8 && data.dtype() == DType::F64));
+  if (direct) {
+    ptr = static_cast<const T *>(data.data());
+    return;
+  }
+  owned.resize(numRows * numCols);
+  loadBlock(op, 0, numRows, 0, numCols, owned.data());
+  ptr = owned.data();
+}
+
+template <typename T>
+void cpu::storeBlock(const T *block, int64_t row0, int64_t rows, int64_t col0,
+                     int64_t cols, Tensor &out) {
+  int64_t width = out.shape().back();
+  void *base = out.mutableData();
+  bool direct = (sizeof(T) == 4 && out.dtype() == DType::F32) ||
+                (sizeof(T) == 8 && out.dtype() == DType::F64);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t at = (row0 + r) * width + col0;
+    if (direct) {
+      std::memcpy(static_cast<T *>(base) + at, block + r * cols,
+                  cols * sizeof(T));
+      continue;
+    }
+    for (int64_t c = 0; c < cols; ++c)
+      storeElement(base, out.dtype(), at + c, block[r * cols + c]);
+  }
+}
+
+template <typename T>
+void cpu::addBias(const Tensor &bias, int64_t col0, int64_t rows, int64_t cols,
+                  T *block) {
+  std::vector<T> values(cols);
+  for (int64_t c = 0; c < cols; ++c)
+    values[c] = static_cast<T>(bias.get(col0 + c));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      block[r * cols + c] += values[c];
+}
+
+bool cpu::needsDouble(const Operand &a, const Operand &b) {
+  return a.data->dtype() == DType::F64 || b.data->dtype() == DType::F64;
+}
+
+namespace tp::rt::cpu {
+template void loadBlock<float>(const Operand &, int64_t, int64_t, int64_t,
+                               int64_t, float *);
+template void loadBlock<double>(const Operand &, int64_t, int64_t, int64_t,
+                                int64_t, double *);
+template class DenseMatrix<float>;
+template class DenseMatrix<double>;
+template void storeBlock<float>(const float *, int64_t, int64_t, int64_t,
+                                int64_t, Tensor &);
+template void storeBlock<double>(const double *, int64_t, int64_t, int64_t,
+                                 int64_t, Tensor &);
+template void addBias<float>(const Tensor &, int64_t, int64_t, int64_t,
+                             float *);
+template void addBias<double>(const Tensor &, int64_t, int64_t, int64_t,
+                              double *);
+} // namespace tp::rt::cpu

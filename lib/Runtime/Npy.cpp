@@ -1,0 +1,528 @@
+//===- Npy.cpp - NumPy .npy files for tp-run inputs and dumps -------------===//
+//
+// The format (numpy.lib.format): the magic "\x93NUMPY", a major and a minor
+// version byte, the header's length (little-endian; 2 bytes in 1.0, 4 in 2.0
+// and 3.0), the header, a Python dict literal padded with spaces and ended by
+// a newline so the data starts on a 64-byte boundary, then the raw elements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/Npy.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+using namespace tp::rt;
+
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicBytes = 6;
+constexpr size_t kAlignment = 64;
+
+/// Every message starts with the file it is about.
+std::string inFile(const std::string &path, const std::string &what) {
+  return "'" + path + "': " + what;
+}
+
+std::string systemError() { return std::strerror(errno); }
+
+bool hostIsLittleEndian() {
+  const uint16_t one = 1;
+  uint8_t first;
+  std::memcpy(&first, &one, 1);
+  return first == 1;
+}
+
+/// .npy data is little-endian: on a big-endian host, swap every element.
+void swapToOrFromLittleEndian(uint8_t *bytes, size_t count, size_t itemBytes) {
+  if (itemBytes == 1 || hostIsLittleEndian())
+    return;
+  for (size_t i = 0; i < count; ++i)
+    std::reverse(bytes + i * itemBytes, bytes + (i + 1) * itemBytes);
+}
+
+struct FileCloser {
+  void operator()(std::FILE *file) const { std::fclose(file); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+//===----------------------------------------------------------------------===//
+// Element types on disk
+//===----------------------------------------------------------------------===//
+
+/// A readable element type: its descr as numpy writes it, and the tensor
+/// type it reads into (there is no u8/i8 dtype, so bytes widen to i32).
+struct DiskType {
+  std::string_view descr;
+  size_t itemBytes;
+  DType dtype;
+};
+
+constexpr DiskType kDiskTypes[] = {
+    {"<f4", 4, DType::F32}, {"<f8", 8, DType::F64}, {"<f2", 2, DType::F16},
+    {"<i8", 8, DType::I64}, {"<i4", 4, DType::I32}, {"|b1", 1, DType::I1},
+    {"|u1", 1, DType::I32}, {"|i1", 1, DType::I32},
+};
+
+constexpr char kSupportedDescrs[] =
+    "'<f4', '<f8', '<f2', '<i8', '<i4', '|b1', '|u1' or '|i1'";
+
+/// Byte order does not apply to one-byte types, so any order character is
+/// accepted for them; multi-byte types must be little-endian ('<').
+std::optional<DiskType> findDiskType(std::string_view descr) {
+  if (descr.empty())
+    return std::nullopt;
+  for (const DiskType &type : kDiskTypes) {
+    if (descr == type.descr)
+      return type;
+    if (type.itemBytes == 1 && descr.substr(1) == type.descr.substr(1) &&
+        std::string_view("<>=|").find(descr[0]) != std::string_view::npos)
+      return type;
+  }
+  return std::nullopt;
+}
+
+bool isBigEndianVariant(std::string_view descr) {
+  return descr.size() > 1 && descr[0] == '>' &&
+         findDiskType("<" + std::string(descr.substr(1))).has_value();
+}
+
+/// The descr a tensor is written as; types numpy lacks are upcast to f32.
+std::string_view descrToWrite(DType type) {
+  switch (type) {
+  case DType::F64:
+    return "<f8";
+  case DType::I64:
+    return "<i8";
+  case DType::I32:
+    return "<i4";
+  case DType::I1:
+    return "|b1";
+  default:
+    return "<f4";
+  }
+}
+
+/// A Python tuple: "()", "(5,)", "(2, 3)".
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      text += ", ";
+    text += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1)
+    text += ",";
+  return text + ")";
+}
+
+//===----------------------------------------------------------------------===//
+// Header dict
+//===----------------------------------------------------------------------===//
+
+struct Header {
+  std::string descr;
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+};
+
+/// Parses the header's dict literal. numpy writes
+/// "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"; other
+/// writers vary quotes, spacing, key order and trailing commas.
+class HeaderParser {
+public:
+  explicit HeaderParser(std::string_view text) : text(text) {}
+
+  /// The header, or nullopt with `why` set.
+  std::optional<Header> parse(std::string &why) {
+    Header header;
+    if (!parseDict(header)) {
+      why = error;
+      return std::nullopt;
+    }
+    return header;
+  }
+
+private:
+  bool parseDict(Header &header) {
+    bool seenDescr = false, seenOrder = false, seenShape = false;
+    skipSpace();
+    if (!consume('{'))
+      return fail("expected '{'");
+    for (;;) {
+      skipSpace();
+      if (consume('}'))
+        break;
+      std::string key;
+      if (!parseString(key))
+        return fail("expected a quoted key");
+      skipSpace();
+      if (!consume(':'))
+        return fail("expected ':' after '" + key + "'");
+      skipSpace();
+      bool *seen = key == "descr"           ? &seenDescr
+                   : key == "fortran_order" ? &seenOrder
+                   : key == "shape"         ? &seenShape
+                                            : nullptr;
+      if (!seen)
+        return fail("unexpected key '" + key + "'");
+      if (*seen)
+        return fail("duplicate key '" + key + "'");
+      *seen = true;
+      if (key == "descr") {
+        if (peek() == '[' || peek() == '{') {
+          error = "unsupported descr: structured dtypes are not supported";
+          return false;
+        }
+        if (!parseString(header.descr))
+          return fail("expected a string for 'descr'");
+      } else if (key == "fortran_order") {
+        if (!parseBool(header.fortranOrder))
+          return fail("expected True or False for 'fortran_order'");
+      } else if (!parseShape(header.shape)) {
+        return false;
+      }
+      skipSpace();
+      if (consume(','))
+        continue;
+      if (!consume('}'))
+        return fail("expected ',' or '}'");
+      break;
+    }
+    skipSpace();
+    if (pos != text.size())
+      return fail("unexpected text after the dict");
+    if (!seenDescr || !seenOrder || !seenShape)
+      return fail(std::string("missing key '") +
+                  (!seenDescr   ? "descr"
+                   : !seenOrder ? "fortran_order"
+                                : "shape") +
+                  "'");
+    return true;
+  }
+
+  bool fail(const std::string &what) {
+    error = "malformed header: " + what + " at offset " + std::to_string(pos);
+    return false;
+  }
+
+  char peek() const { return pos < text.size() ? text[pos] : '\0'; }
+
+  bool consume(char c) {
+    if (peek() != c)
+      return false;
+    ++pos;
+    return true;
+  }
+
+  void skipSpace() {
+    while (pos < text.size() && std::strchr(" \t\r\n", text[pos]))
+      ++pos;
+  }
+
+  bool atDigit() const {
+    return std::isdigit(static_cast<unsigned char>(peek())) != 0;
+  }
+
+  /// A quoted string without escapes (descrs and keys need none).
+  bool parseString(std::string &out) {
+    char quote = peek();
+    if (quote != '\'' && quote != '"')
+      return false;
+    size_t end = text.find(quote, pos + 1);
+    if (end == std::string_view::npos)
+      return false;
+    out = std::string(text.substr(pos + 1, end - pos - 1));
+    pos = end + 1;
+    return true;
+  }
+
+  bool parseWord(std::string_view word) {
+    if (text.substr(pos, word.size()) != word)
+      return false;
+    size_t after = pos + word.size();
+    if (after < text.size() &&
+        (std::isalnum(static_cast<unsigned char>(text[after])) ||
+         text[after] == '_'))
+      return false;
+    pos = after;
+    return true;
+  }
+
+  bool parseBool(bool &out) {
+    if (parseWord("True"))
+      out = true;
+    else if (parseWord("False"))
+      out = false;
+    else
+      return false;
+    return true;
+  }
+
+  /// A tuple of non-negative ints; also "(3)" and Python 2's "3L".
+  bool parseShape(std::vector<int64_t> &shape) {
+    if (!consume('('))
+      return fail("expected a tuple for 'shape'");
+    for (;;) {
+      skipSpace();
+      if (consume(')'))
+        return true;
+      if (peek() == '-')
+        return fail("negative dimension in 'shape'");
+      if (!atDigit())
+        return fail("expected an integer in 'shape'");
+      int64_t dim = 0;
+      while (atDigit()) {
+        int digit = text[pos++] - '0';
+        if (dim > (std::numeric_limits<int64_t>::max() - digit) / 10)
+          return fail("dimension too large in 'shape'");
+        dim = dim * 10 + digit;
+      }
+      if (peek() == 'L' || peek() == 'l')
+        ++pos;
+      shape.push_back(dim);
+      skipSpace();
+      if (consume(','))
+        continue;
+      if (!consume(')'))
+        return fail("expected ',' or ')' in 'shape'");
+      return true;
+    }
+  }
+
+  std::string_view text;
+  size_t pos = 0;
+  std::string error;
+};
+
+/// The header text for `dict`, padded so that the data after a preamble of
+/// `preambleBytes` starts on a 64-byte boundary.
+std::string paddedHeader(const std::string &dict, size_t preambleBytes) {
+  size_t unpadded = preambleBytes + dict.size() + 1;
+  size_t padded = (unpadded + kAlignment - 1) / kAlignment * kAlignment;
+  return dict + std::string(padded - unpadded, ' ') + "\n";
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+bool tp::rt::writeNpy(const std::string &path, const Tensor &tensor,
+                      std::string &error) {
+  if (tensor.empty()) {
+    error = inFile(path, "cannot write a tensor without storage");
+    return false;
+  }
+  DType type = tensor.dtype();
+  std::string_view descr = descrToWrite(type);
+  size_t count = static_cast<size_t>(tensor.numElements());
+
+  // The payload: the stored bytes where they already are the disk layout,
+  // else a converted copy.
+  const auto *stored = static_cast<const uint8_t *>(tensor.data());
+  bool writeStored = false;
+  std::vector<uint8_t> converted;
+  switch (type) {
+  case DType::F32:
+  case DType::F64:
+  case DType::I32:
+  case DType::I64:
+    writeStored = hostIsLittleEndian();
+    if (!writeStored) {
+      converted.assign(stored, stored + tensor.numBytes());
+      swapToOrFromLittleEndian(converted.data(), count, byteSize(type));
+    }
+    break;
+  case DType::I1:
+    // numpy's bool is 0 or 1; normalise any other nonzero byte.
+    converted.resize(count);
+    for (size_t i = 0; i < count; ++i)
+      converted[i] = stored[i] != 0;
+    break;
+  default:
+    // Every bf16/f16/FP8/FP4 value is a float, so this upcast is exact.
+    converted.resize(count * sizeof(float));
+    for (size_t i = 0; i < count; ++i) {
+      float value = static_cast<float>(tensor.get(static_cast<int64_t>(i)));
+      std::memcpy(&converted[i * sizeof(float)], &value, sizeof(float));
+    }
+    swapToOrFromLittleEndian(converted.data(), count, sizeof(float));
+    break;
+  }
+  const void *payload = writeStored ? tensor.data() : converted.data();
+  size_t payloadBytes = writeStored ? tensor.numBytes() : converted.size();
+
+  std::string dict =
+      "{'descr': '" + std::string(descr) +
+      "', 'fortran_order': False, 'shape': " + shapeText(tensor.shape()) +
+      ", }";
+  // Version 1.0 unless the header outgrows its 16-bit length (thousands of
+  // dims), as numpy does.
+  uint8_t major = 1;
+  std::string header = paddedHeader(dict, kMagicBytes + 2 + 2);
+  if (header.size() > std::numeric_limits<uint16_t>::max()) {
+    major = 2;
+    header = paddedHeader(dict, kMagicBytes + 2 + 4);
+  }
+  std::string preamble(kMagic, kMagicBytes);
+  preamble += static_cast<char>(major);
+  preamble += '\0';
+  size_t lengthBytes = major == 1 ? 2 : 4;
+  for (size_t i = 0; i < lengthBytes; ++i)
+    preamble += static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+
+  errno = 0;
+  FilePtr file(std::fopen(path.c_str(), "wb"));
+  if (!file) {
+    error = inFile(path, "cannot open for writing: " + systemError());
+    return false;
+  }
+  bool ok = std::fwrite(preamble.data(), 1, preamble.size(), file.get()) ==
+                preamble.size() &&
+            std::fwrite(header.data(), 1, header.size(), file.get()) ==
+                header.size() &&
+            (payloadBytes == 0 ||
+             std::fwrite(payload, 1, payloadBytes, file.get()) == payloadBytes);
+  // fclose flushes, so it too can fail (a full disk).
+  ok = std::fclose(file.release()) == 0 && ok;
+  if (!ok) {
+    error = inFile(path, "cannot write: " + systemError());
+    std::remove(path.c_str());
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+bool tp::rt::readNpy(const std::string &path, Tensor &tensor,
+                     std::string &error) {
+  auto fail = [&](const std::string &what) {
+    error = inFile(path, what);
+    return false;
+  };
+  errno = 0;
+  FilePtr file(std::fopen(path.c_str(), "rb"));
+  if (!file)
+    return fail("cannot open: " + systemError());
+  std::FILE *in = file.get();
+  // Reads exactly `size` bytes, telling I/O errors from a short file.
+  auto readBytes = [&](void *into, size_t size, const std::string &what) {
+    if (size == 0 || std::fread(into, 1, size, in) == size)
+      return true;
+    return fail(std::ferror(in) ? "cannot read: " + systemError()
+                                : "truncated " + what);
+  };
+
+  // Directories open fine on Linux and fail on the first read.
+  char preamble[kMagicBytes + 2] = {};
+  size_t got = std::fread(preamble, 1, sizeof preamble, in);
+  if (std::ferror(in))
+    return fail("cannot read: " + systemError());
+  if (got < kMagicBytes || std::memcmp(preamble, kMagic, kMagicBytes) != 0)
+    return fail("not a .npy file (bad magic)");
+  if (got < sizeof preamble)
+    return fail("truncated .npy preamble");
+  int major = static_cast<uint8_t>(preamble[kMagicBytes]);
+  int minor = static_cast<uint8_t>(preamble[kMagicBytes + 1]);
+  if (major < 1 || major > 3 || minor != 0)
+    return fail("unsupported .npy version " + std::to_string(major) + "." +
+                std::to_string(minor) + " (expected 1.0, 2.0 or 3.0)");
+
+  size_t lengthBytes = major == 1 ? 2 : 4;
+  uint8_t lengthField[4] = {};
+  if (!readBytes(lengthField, lengthBytes, "header length"))
+    return false;
+  size_t headerBytes = 0;
+  for (size_t i = 0; i < lengthBytes; ++i)
+    headerBytes |= static_cast<size_t>(lengthField[i]) << (8 * i);
+  size_t dataOffset = sizeof preamble + lengthBytes + headerBytes;
+
+  // The file's size bounds the header (a corrupt length must not make us
+  // allocate gigabytes) and checks the data.
+  if (std::fseek(in, 0, SEEK_END) != 0)
+    return fail("cannot seek: " + systemError());
+  long end = std::ftell(in);
+  if (end < 0)
+    return fail("cannot seek: " + systemError());
+  size_t fileBytes = static_cast<size_t>(end);
+  if (dataOffset > fileBytes)
+    return fail("truncated header (claims " + std::to_string(headerBytes) +
+                " bytes, the file has " +
+                std::to_string(fileBytes - (dataOffset - headerBytes)) +
+                " after the preamble)");
+  if (std::fseek(in, static_cast<long>(dataOffset - headerBytes), SEEK_SET))
+    return fail("cannot seek: " + systemError());
+  std::string headerText(headerBytes, '\0');
+  if (!readBytes(headerText.data(), headerBytes, "header"))
+    return false;
+
+  std::string why;
+  std::optional<Header> header = HeaderParser(headerText).parse(why);
+  if (!header)
+    return fail(why);
+  if (header->fortranOrder)
+    return fail("fortran_order True is not supported (save a C-order array, "
+                "e.g. np.ascontiguousarray)");
+  std::optional<DiskType> diskType = findDiskType(header->descr);
+  if (!diskType) {
+    if (isBigEndianVariant(header->descr))
+      return fail("big-endian descr '" + header->descr +
+                  "' is not supported (save with astype('<" +
+                  header->descr.substr(1) + "'))");
+    return fail("unsupported descr '" + header->descr + "' (expected " +
+                kSupportedDescrs + ")");
+  }
+
+  // Element and byte counts, refusing shapes whose size overflows.
+  size_t count = 1;
+  for (int64_t dim : header->shape) {
+    size_t d = static_cast<size_t>(dim);
+    if (d != 0 && count > std::numeric_limits<size_t>::max() / d)
+      return fail("shape " + shapeText(header->shape) + " is too large");
+    count *= d;
+  }
+  if (count > std::numeric_limits<size_t>::max() / diskType->itemBytes)
+    return fail("shape " + shapeText(header->shape) + " is too large");
+  size_t expectedBytes = count * diskType->itemBytes;
+  size_t dataBytes = fileBytes - dataOffset;
+  if (dataBytes != expectedBytes)
+    return fail("data holds " + std::to_string(dataBytes) + " bytes, expects " +
+                std::to_string(expectedBytes) + " for shape " +
+                shapeText(header->shape) + " of '" + header->descr + "'");
+
+  Tensor result(diskType->dtype, header->shape);
+  if (diskType->itemBytes == byteSize(diskType->dtype)) {
+    // Same layout on disk and in memory: read in place.
+    auto *bytes = static_cast<uint8_t *>(result.mutableData());
+    if (!readBytes(bytes, expectedBytes, "data"))
+      return false;
+    swapToOrFromLittleEndian(bytes, count, diskType->itemBytes);
+    if (diskType->dtype == DType::I1)
+      for (size_t i = 0; i < count; ++i)
+        bytes[i] = bytes[i] != 0;
+  } else {
+    // One-byte integers widen to i32.
+    std::vector<uint8_t> raw(expectedBytes);
+    if (!readBytes(raw.data(), expectedBytes, "data"))
+      return false;
+    int32_t *values = result.mutableAs<int32_t>();
+    bool isSigned = diskType->descr == "|i1";
+    for (size_t i = 0; i < count; ++i)
+      values[i] = isSigned ? static_cast<int8_t>(raw[i]) : raw[i];
+  }
+  tensor = std::move(result);
+  return true;
+}

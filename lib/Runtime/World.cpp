@@ -1,0 +1,159 @@
+//===- World.cpp - ranks as threads of one process ------------------------===//
+
+#include "tp/Runtime/World.h"
+
+#include <algorithm>
+#include <thread>
+
+using namespace tp::rt;
+
+Group tp::rt::makeGroup(const std::vector<int64_t> &gridShape,
+                        const std::vector<int> &axes, int worldRank) {
+  // Row-major coordinates of this rank (last axis fastest).
+  std::vector<int64_t> coords(gridShape.size());
+  int64_t rest = worldRank;
+  for (int64_t i = static_cast<int64_t>(gridShape.size()) - 1; i >= 0; --i) {
+    coords[i] = rest % gridShape[i];
+    rest /= gridShape[i];
+  }
+  auto linear = [&](const std::vector<int64_t> &c) {
+    int64_t r = 0;
+    for (size_t i = 0; i < gridShape.size(); ++i)
+      r = r * gridShape[i] + c[i];
+    return static_cast<int>(r);
+  };
+  int64_t size = 1;
+  for (int axis : axes)
+    size *= gridShape[axis];
+  Group group;
+  // Group order: row-major over the listed axes, like the linear index.
+  for (int64_t g = 0; g < size; ++g) {
+    std::vector<int64_t> c = coords;
+    int64_t left = g;
+    for (int64_t j = static_cast<int64_t>(axes.size()) - 1; j >= 0; --j) {
+      c[axes[j]] = left % gridShape[axes[j]];
+      left /= gridShape[axes[j]];
+    }
+    int member = linear(c);
+    if (member == worldRank)
+      group.index = static_cast<int>(group.ranks.size());
+    group.ranks.push_back(member);
+  }
+  return group;
+}
+
+World::World(int numRanks, std::chrono::milliseconds timeout,
+             TraceRecorder *trace)
+    : size(numRanks), timeout(timeout), recorder(trace), sequence(numRanks) {}
+
+void World::fail(int rank, const std::string &message) {
+  std::lock_guard<std::mutex> lock(failureMutex);
+  if (!hasFailed.load()) {
+    failedRank = rank;
+    failure = message;
+    hasFailed.store(true);
+  }
+}
+
+int World::firstFailedRank() const {
+  std::lock_guard<std::mutex> lock(failureMutex);
+  return failedRank;
+}
+
+std::string World::firstFailure() const {
+  std::lock_guard<std::mutex> lock(failureMutex);
+  return failure;
+}
+
+Status World::waitFor(std::unique_lock<std::mutex> &lock,
+                      std::condition_variable &cv,
+                      const std::function<bool()> &ready,
+                      const std::string &what) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  // Short waits, so a failure elsewhere (which cannot notify this cv) is
+  // noticed promptly.
+  while (!ready()) {
+    if (hasFailed.load())
+      return Status::error("stopped in " + what + ": another rank failed");
+    if (std::chrono::steady_clock::now() > deadline)
+      return Status::error("timed out in " + what + " after " +
+                           std::to_string(timeout.count()) +
+                           " ms waiting for the other ranks");
+    cv.wait_for(lock, std::chrono::milliseconds(5));
+  }
+  return Status::ok();
+}
+
+Status World::spinFor(const std::function<bool()> &ready,
+                      const std::string &what) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (int spins = 0; !ready(); ++spins) {
+    if (hasFailed.load())
+      return Status::error("stopped in " + what + ": another rank failed");
+    if (std::chrono::steady_clock::now() > deadline)
+      return Status::error("timed out in " + what + " after " +
+                           std::to_string(timeout.count()) +
+                           " ms waiting for the other ranks");
+    if (spins < 64)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return Status::ok();
+}
+
+Status World::barrier(const Group &group, Exchange &exchange,
+                      const std::string &what) {
+  std::unique_lock<std::mutex> lock(exchange.mutex);
+  int round = ++exchange.rounds[group.index];
+  exchange.changed.notify_all();
+  return waitFor(
+      lock, exchange.changed,
+      [&] {
+        return *std::min_element(exchange.rounds.begin(),
+                                 exchange.rounds.end()) >= round;
+      },
+      what);
+}
+
+Status World::join(const Group &group, const std::string &signature,
+                   const void *input, void *extra,
+                   std::shared_ptr<Exchange> &exchange) {
+  {
+    std::lock_guard<std::mutex> lock(exchangesMutex);
+    int64_t seq = sequence[group.worldRank()][group.ranks]++;
+    auto &slot = exchanges[{group.ranks, seq}];
+    if (!slot)
+      slot = std::make_shared<Exchange>(group.size());
+    exchange = slot;
+  }
+  {
+    std::lock_guard<std::mutex> lock(exchange->mutex);
+    exchange->published[group.index] = input;
+    exchange->extra[group.index] = extra;
+    exchange->signature[group.index] = signature;
+  }
+  TP_RETURN_IF_ERROR(barrier(group, *exchange, signature));
+  for (int i = 0; i < group.size(); ++i)
+    if (exchange->signature[i] != signature)
+      return Status::error("ranks disagree on a collective: rank " +
+                           std::to_string(group.worldRank()) + " runs " +
+                           signature + " but rank " +
+                           std::to_string(group.ranks[i]) + " runs " +
+                           exchange->signature[i]);
+  return Status::ok();
+}
+
+Status World::leave(const Group &group,
+                    const std::shared_ptr<Exchange> &exchange) {
+  Status status = barrier(group, *exchange, exchange->signature[group.index]);
+  std::lock_guard<std::mutex> lock(exchangesMutex);
+  if (++exchange->left == group.size()) {
+    for (auto it = exchanges.begin(); it != exchanges.end(); ++it)
+      if (it->second == exchange) {
+        exchanges.erase(it);
+        break;
+      }
+  }
+  return status;
+}

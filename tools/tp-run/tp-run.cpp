@@ -1,0 +1,397 @@
+//===- tp-run.cpp - execute per-rank programs on N ranks ------------------===//
+//
+//   tp-run FILE --ranks N [--entry F] [--seed S] [--backend cpu]
+//          [--input-dir D] [--dump-dir D] [--pipeline P]
+//          [--compare-pipeline P] [--trace T.json] [--dim-size N]
+//          [--arg-shape I=AxB] [--timeout-ms T] [--tolerance X]
+//
+// The file is imported (tp-import) and its tp.linear layers lowered first, so
+// upstream per-rank IR runs as it is. --pipeline transforms the program that
+// runs; --compare-pipeline runs the program a second time after another
+// pipeline (an empty one: as given) and compares every result on every rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Pipelines/Pipelines.h"
+#include "tp/Runtime/Interpreter.h"
+#include "tp/Runtime/Npy.h"
+#include "tp/Runtime/Trace.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+namespace rt = ::tp::rt;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input file>"),
+                                      cl::Required);
+static cl::opt<int> numRanks("ranks", cl::desc("Number of ranks"), cl::init(1));
+static cl::opt<std::string>
+    entryName("entry", cl::desc("Function to run (default: the only public one)"));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
+                              cl::init(0));
+static cl::opt<std::string> backendName(
+    "backend",
+    cl::desc("Runtime backend: cpu (ranks are threads; BLAS GEMMs)"),
+    cl::init("cpu"));
+static cl::opt<std::string>
+    inputDir("input-dir", cl::desc("Read rank R's argument I from D/rankR/argI.npy"));
+static cl::opt<std::string>
+    dumpDir("dump-dir",
+            cl::desc("Write D/rankR/argI.npy and D/rankR/resultJ.npy"));
+static cl::opt<std::string>
+    pipeline("pipeline", cl::desc("Pass pipeline applied before running"));
+static cl::opt<std::string> comparePipeline(
+    "compare-pipeline",
+    cl::desc("Also run the program after this pipeline ('' = as given) and "
+             "compare every result on every rank"),
+    cl::init("\x01"));
+static cl::opt<std::string>
+    traceFile("trace", cl::desc("Write a Chrome trace-event JSON file"));
+static cl::opt<int64_t>
+    dimSize("dim-size", cl::desc("Size of every dynamic dim of the arguments"),
+            cl::init(0));
+static cl::list<std::string>
+    argShapes("arg-shape", cl::desc("Shape of argument I: I=AxBxC"));
+static cl::opt<int64_t>
+    timeoutMs("timeout-ms",
+              cl::desc("Give up when a rank waits longer than this"),
+              cl::init(60000));
+static cl::opt<double> tolerance(
+    "tolerance",
+    cl::desc("Largest |a - b| / max|b| accepted per result (default: by "
+             "element type, 1e-4 for f32)"),
+    cl::init(-1));
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "tp-run: " << message << "\n";
+  return 1;
+}
+
+/// The passes of "P" or "builtin.module(P)", for a module pass manager.
+static std::string unanchored(const std::string &text) {
+  llvm::StringRef ref(text);
+  ref = ref.trim();
+  if (ref.consume_front("builtin.module(") && ref.consume_back(")"))
+    return ref.str();
+  return text;
+}
+
+static LogicalResult runPipeline(ModuleOp module, const std::string &text) {
+  if (text.empty())
+    return success();
+  PassManager pm(module->getContext());
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (failed(parsePassPipeline(unanchored(text), pm, os))) {
+    llvm::errs() << "tp-run: bad pipeline '" << text << "': " << errors
+                 << "\n";
+    return failure();
+  }
+  return pm.run(module);
+}
+
+static func::FuncOp findEntry(ModuleOp module) {
+  if (!entryName.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(entryName);
+    if (!func)
+      fail("no function @" + entryName);
+    return func;
+  }
+  func::FuncOp found;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isPrivate() || func.isDeclaration())
+      continue;
+    if (found) {
+      fail("several public functions (@" + found.getName() + ", @" +
+           func.getName() + "); choose one with --entry");
+      return {};
+    }
+    found = func;
+  }
+  if (!found)
+    fail("no public function to run");
+  return found;
+}
+
+static uint64_t checksum(const rt::Tensor &t) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  auto *bytes = static_cast<const uint8_t *>(t.data());
+  for (size_t i = 0; i < t.numBytes(); ++i)
+    hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+  return hash;
+}
+
+static double defaultTolerance(rt::DType type) {
+  switch (type) {
+  case rt::DType::F64:
+    return 1e-10;
+  case rt::DType::F32:
+    return 1e-4;
+  case rt::DType::F16:
+    return 4e-3;
+  case rt::DType::BF16:
+    return 3e-2;
+  default:
+    return 0;
+  }
+}
+
+static bool parseArgShapes(std::map<unsigned, std::vector<int64_t>> &shapes) {
+  for (const std::string &spec : argShapes) {
+    auto [index, dims] = llvm::StringRef(spec).split('=');
+    unsigned i;
+    if (index.getAsInteger(10, i) || dims.empty()) {
+      fail("bad --arg-shape '" + spec + "'; expected I=AxBxC");
+      return false;
+    }
+    std::vector<int64_t> shape;
+    SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef part : parts) {
+      int64_t d;
+      if (part.getAsInteger(10, d) || d < 0) {
+        fail("bad --arg-shape '" + spec + "'; expected I=AxBxC");
+        return false;
+      }
+      shape.push_back(d);
+    }
+    shapes[i] = shape;
+  }
+  return true;
+}
+
+static bool readInputs(func::FuncOp entry,
+                       const std::vector<std::vector<int64_t>> &shapes,
+                       int rank, std::vector<rt::Tensor> &args) {
+  args.clear();
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    std::string path = (llvm::Twine(inputDir) + "/rank" + llvm::Twine(rank) +
+                        "/arg" + llvm::Twine(i) + ".npy")
+                           .str();
+    rt::Tensor file;
+    std::string error;
+    if (!rt::readNpy(path, file, error)) {
+      fail("argument " + llvm::Twine(i) + " of rank " + llvm::Twine(rank) +
+           ": " + error);
+      return false;
+    }
+    if (file.shape() != shapes[i]) {
+      rt::Tensor expected(*mlir::tp::toDType(type), shapes[i]);
+      fail(path + " holds " + file.typeString() + " but argument " +
+           llvm::Twine(i) + " is " + expected.typeString());
+      return false;
+    }
+    rt::Tensor arg(*mlir::tp::toDType(type), shapes[i]);
+    for (int64_t k = 0, n = arg.numElements(); k < n; ++k)
+      arg.set(k, file.get(k));
+    args.push_back(std::move(arg));
+  }
+  return true;
+}
+
+static bool dump(const std::vector<mlir::tp::RankValues> &perRank) {
+  for (auto [rank, values] : llvm::enumerate(perRank)) {
+    std::string dir = (llvm::Twine(dumpDir) + "/rank" + llvm::Twine(rank)).str();
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+      fail("cannot create " + dir + ": " + ec.message());
+      return false;
+    }
+    std::string error;
+    auto write = [&](const char *kind, size_t i, const rt::Tensor &t) {
+      std::string path =
+          (llvm::Twine(dir) + "/" + kind + llvm::Twine(i) + ".npy").str();
+      if (!rt::writeNpy(path, t, error)) {
+        fail(error);
+        return false;
+      }
+      return true;
+    };
+    for (auto [i, t] : llvm::enumerate(values.args))
+      if (!write("arg", i, t))
+        return false;
+    for (auto [i, t] : llvm::enumerate(values.results))
+      if (!write("result", i, t))
+        return false;
+  }
+  return true;
+}
+
+/// Compares every result on every rank; prints a report line per mismatch.
+static bool compare(const std::vector<mlir::tp::RankValues> &actual,
+                    const std::vector<mlir::tp::RankValues> &expected,
+                    double &worst) {
+  bool ok = true;
+  worst = 0;
+  for (size_t r = 0; r < actual.size(); ++r) {
+    for (size_t j = 0; j < actual[r].results.size(); ++j) {
+      const rt::Tensor &a = actual[r].results[j];
+      const rt::Tensor &b = expected[r].results[j];
+      if (a.shape() != b.shape() || a.dtype() != b.dtype()) {
+        llvm::outs() << "mismatch: rank " << r << " result " << j << ": "
+                     << a.typeString() << " vs " << b.typeString() << "\n";
+        ok = false;
+        continue;
+      }
+      double maxAbs = 0, maxRef = 0, maxRel = 0;
+      for (int64_t k = 0, n = a.numElements(); k < n; ++k) {
+        double x = a.get(k), y = b.get(k);
+        double diff = std::fabs(x - y);
+        if (std::isnan(x) != std::isnan(y))
+          diff = INFINITY;
+        else if (std::isnan(x))
+          diff = 0;
+        maxAbs = std::max(maxAbs, diff);
+        maxRef = std::max(maxRef, std::fabs(y));
+        if (y != 0)
+          maxRel = std::max(maxRel, diff / std::fabs(y));
+      }
+      double normalized = maxRef > 0 ? maxAbs / maxRef : maxAbs;
+      double tol = tolerance >= 0 ? tolerance : defaultTolerance(a.dtype());
+      worst = std::max(worst, normalized);
+      if (normalized > tol) {
+        llvm::outs() << "mismatch: rank " << r << " result " << j
+                     << ": max abs error " << llvm::format("%.3e", maxAbs)
+                     << ", max relative error " << llvm::format("%.3e", maxRel)
+                     << ", normalized " << llvm::format("%.3e", normalized)
+                     << " > tolerance " << llvm::format("%.1e", tol) << "\n";
+        ok = false;
+      }
+    }
+  }
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  mlir::tp::registerTPPassesAndPipelines();
+  cl::ParseCommandLineOptions(argc, argv,
+                              "tp-run: execute tp programs on N ranks\n");
+  if (numRanks < 1)
+    return fail("--ranks must be at least 1");
+  auto backends = mlir::tp::availableBackends();
+  if (!llvm::is_contained(backends, backendName))
+    return fail("unknown backend '" + backendName + "'; this build has: " +
+                llvm::join(backends, ", "));
+
+  DialectRegistry registry;
+  mlir::tp::registerTPDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> original =
+      parseSourceFile<ModuleOp>(inputFile, sourceMgr, ParserConfig(&context));
+  if (!original)
+    return 1;
+  // Upstream per-rank IR is raised, and layers lowered, before anything runs.
+  if (failed(runPipeline(*original, "tp-import,tp-lower-linear")))
+    return 1;
+
+  OwningOpRef<ModuleOp> primary = original->clone();
+  if (failed(runPipeline(*primary, pipeline)))
+    return 1;
+  func::FuncOp entry = findEntry(*primary);
+  if (!entry)
+    return 1;
+
+  std::map<unsigned, std::vector<int64_t>> givenShapes;
+  if (!parseArgShapes(givenShapes))
+    return 1;
+  std::vector<std::vector<int64_t>> shapes;
+  rt::Status status =
+      mlir::tp::resolveArgumentShapes(entry, givenShapes, dimSize, shapes);
+  if (!status)
+    return fail(status.message());
+
+  std::vector<mlir::tp::RankValues> perRank(numRanks);
+  for (int r = 0; r < numRanks; ++r) {
+    if (!inputDir.empty()) {
+      if (!readInputs(entry, shapes, r, perRank[r].args))
+        return 1;
+      continue;
+    }
+    status = mlir::tp::makeRandomInputs(entry, shapes, seed, r, perRank[r].args);
+    if (!status)
+      return fail(status.message());
+  }
+
+  std::unique_ptr<rt::TraceRecorder> trace;
+  if (!traceFile.empty())
+    trace = std::make_unique<rt::TraceRecorder>();
+  mlir::tp::ExecutionOptions options;
+  options.ranks = numRanks;
+  options.backend = backendName;
+  options.timeout = std::chrono::milliseconds(timeoutMs);
+  options.trace = trace.get();
+
+  llvm::outs() << "tp-run: @" << entry.getName() << " on " << numRanks
+               << " rank" << (numRanks == 1 ? "" : "s") << " (" << backendName
+               << ")\n";
+  status = mlir::tp::executeSPMD(entry, options, perRank);
+  if (!status)
+    return fail(status.message());
+  for (auto [r, values] : llvm::enumerate(perRank))
+    for (auto [j, t] : llvm::enumerate(values.results)) {
+      double sum = 0;
+      for (int64_t k = 0, n = t.numElements(); k < n; ++k)
+        sum += t.get(k);
+      llvm::outs() << "rank " << r << " result " << j << ": "
+                   << t.typeString() << " sum=" << llvm::format("%.6e", sum)
+                   << " checksum=" << llvm::format_hex_no_prefix(checksum(t), 16)
+                   << "\n";
+    }
+  if (!dumpDir.empty() && !dump(perRank))
+    return 1;
+  if (trace) {
+    std::string error;
+    if (!trace->writeJson(traceFile, error))
+      return fail(error);
+    llvm::outs() << "trace: " << traceFile << " (" << trace->size()
+                 << " slices)\n";
+  }
+
+  if (comparePipeline.getValue() == "\x01")
+    return 0;
+  OwningOpRef<ModuleOp> reference = original->clone();
+  if (failed(runPipeline(*reference, comparePipeline)))
+    return 1;
+  func::FuncOp referenceEntry = reference->lookupSymbol<func::FuncOp>(entry.getName());
+  if (!referenceEntry ||
+      referenceEntry.getFunctionType() != entry.getFunctionType())
+    return fail("the compared program has no function @" + entry.getName() +
+                " of the same type");
+  std::vector<mlir::tp::RankValues> referenceRuns(numRanks);
+  for (int r = 0; r < numRanks; ++r)
+    referenceRuns[r].args = perRank[r].args;
+  options.trace = nullptr;
+  status = mlir::tp::executeSPMD(referenceEntry, options, referenceRuns);
+  if (!status)
+    return fail("the compared program: " + status.message());
+  double worst = 0;
+  std::string against = comparePipeline.empty() ? std::string("as given")
+                                                : comparePipeline.getValue();
+  std::string ran = pipeline.empty() ? std::string("as given") : pipeline.getValue();
+  if (!compare(perRank, referenceRuns, worst)) {
+    llvm::outs() << "compare: FAILED (" << ran << " vs " << against << ")\n";
+    return 1;
+  }
+  llvm::outs() << "compare: every result on every rank matches (" << ran
+               << " vs " << against << "; max normalized error "
+               << llvm::format("%.2e", worst) << ")\n";
+  return 0;
+}

@@ -7,7 +7,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "TP"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tp_obj_root, "test")
 config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "tp-capi-test.c"]
@@ -26,6 +26,7 @@ tool_dirs = [config.tp_tools_dir, config.llvm_tools_dir]
 tools = [
     "tp-opt",
     "tp-capi-test",
+    "tp-run",
     "not",
     "count",
     "split-file",

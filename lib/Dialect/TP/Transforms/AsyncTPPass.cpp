@@ -76,6 +76,14 @@ struct ErasedOps : RewriterBase::Listener {
 struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
   using TPAsyncTPBase::TPAsyncTPBase;
 
+  void setSchedule(Operation *fused, std::optional<Algorithm> schedule) {
+    Builder b(&getContext());
+    if (schedule)
+      fused->setAttr("algorithm", AlgorithmAttr::get(&getContext(), *schedule));
+    if (chunks > 0)
+      fused->setAttr("chunks", b.getI64IntegerAttr(chunks));
+  }
+
   void runOnOperation() override {
     AsyncTPOptions options;
     if (tensorParallelAxis >= 0)
@@ -84,6 +92,24 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
       emitError(getOperation()->getLoc(),
                 "tp-async-tp: 'tp-axis' must be a grid axis or -1, got ")
           << static_cast<int>(tensorParallelAxis);
+      return signalPassFailure();
+    }
+
+    std::optional<Algorithm> schedule;
+    if (!algorithm.empty()) {
+      schedule = symbolizeAlgorithm(algorithm);
+      if (!schedule) {
+        emitError(getOperation()->getLoc(),
+                  "tp-async-tp: 'algorithm' must be 'ring' or 'per_peer', "
+                  "got '")
+            << static_cast<std::string>(algorithm) << "'";
+        return signalPassFailure();
+      }
+    }
+    if (chunks < 0) {
+      emitError(getOperation()->getLoc(),
+                "tp-async-tp: 'chunks' must be positive or 0, got ")
+          << static_cast<int>(chunks);
       return signalPassFailure();
     }
 
@@ -108,6 +134,8 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
                  : fuseReduceScatter(rewriter, cast<ReduceScatterOp>(op),
                                      options);
       counts.add(report.fused);
+      if (report.fused)
+        setSchedule(report.fused, schedule);
       if (!emitRemarks)
         continue;
       StringRef what = gather ? "all-gather" : "reduce-scatter";

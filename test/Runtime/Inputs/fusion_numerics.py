@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Numerics of every fusion pattern: fused vs unfused, executed by tp-run.
+
+For each pattern, group size and element type this writes the unfused per-rank
+program, checks that tp-async-tp fuses every collective in it, then runs it on
+the CPU backend twice (as written, and after `tp-async-tp{algorithm chunks}`)
+on the same seeded inputs and requires every result on every rank to match.
+
+    fusion_numerics.py --tp-opt BIN --tp-run BIN PATTERN... [--ranks 1 2 3 4 8]
+                       [--dtypes f32 bf16] [--schedules per_peer:1 ring:3]
+
+Prints one line per run and a final "passed N of N" line; exits 1 on any
+failure.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+K, N, F, R, B, S = 32, 16, 24, 4, 2, 3  # per-rank sizes
+
+
+def t(shape, dtype):
+    return "tensor<" + "x".join(str(d) for d in shape) + f"x{dtype}>"
+
+
+def ag_matmul(g, dt):
+    x, gx, w, y = t([R, K], dt), t([R * g, K], dt), t([K, N], dt), t([R * g, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> {y} {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : {x} -> {gx}
+  %y = tp.matmul %g, %w : {gx}, {w} -> {y}
+  return %y : {y}
+}}"""
+
+
+def ag_matmul_bias_t(g, dt):
+    x, gx, w, b, y = t([R, K], dt), t([R * g, K], dt), t([N, K], dt), t([N], dt), t([R * g, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}, %b: {b}) -> {y} {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : {x} -> {gx}
+  %m = tp.matmul %g, %w transpose_b : {gx}, {w} -> {y}
+  %y = tp.bias_add %m, %b : {y}, {b}
+  return %y : {y}
+}}"""
+
+
+def ag_kdim(g, dt):
+    x, gx, w, y = t([R, 8], dt), t([R, 8 * g], dt), t([8 * g, N], dt), t([R, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> {y} {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : {x} -> {gx}
+  %y = tp.matmul %g, %w : {gx}, {w} -> {y}
+  return %y : {y}
+}}"""
+
+
+def ag_reshape_seq(g, dt):
+    x, gx = t([B, S, K], dt), t([B, S * g, K], dt)
+    c, w, m, b, y = t([B * S * g, K], dt), t([N, K], dt), t([B * S * g, N], dt), t([N], dt), t([B, S * g, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}, %b: {b}) -> {y} {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : {x} -> {gx}
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : {gx} into {c}
+  %m = tp.matmul %c, %w transpose_b : {c}, {w} -> {m}
+  %e = tensor.expand_shape %m [[0, 1], [2]] output_shape [{B}, {S * g}, {N}] : {m} into {y}
+  %y = tp.bias_add %e, %b : {y}, {b}
+  return %y : {y}
+}}"""
+
+
+def ag_bmm(g, dt):
+    x, gx, w, y = t([B, S, K], dt), t([B, S * g, K], dt), t([N, K], dt), t([B, S * g, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> {y} {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : {x} -> {gx}
+  %y = tp.batch_matmul %g, %w transpose_b : {gx}, {w} -> {y}
+  return %y : {y}
+}}"""
+
+
+def ag_multi_partial(g, dt):
+    x, gx, wq, wk = t([R, K], dt), t([R * g, K], dt), t([N, K], dt), t([8, K], dt)
+    q, k, s, d = t([R * g, N], dt), t([R * g, 8], dt), t([R, K], dt), t([R * g, R], dt)
+    return f"""
+func.func @main(%x: {x}, %wq: {wq}, %wk: {wk}) -> ({gx}, {q}, {k}, {d}) {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : {x} -> {gx}
+  %q = tp.matmul %g, %wq transpose_b : {gx}, {wq} -> {q}
+  %k = tp.matmul %g, %wk transpose_b : {gx}, {wk} -> {k}
+  %s = tensor.extract_slice %g[0, 0] [{R}, {K}] [1, 1] : {gx} to {s}
+  %d = tp.matmul %g, %s transpose_b : {gx}, {s} -> {d}
+  return %g, %q, %k, %d : {gx}, {q}, {k}, {d}
+}}"""
+
+
+def rs_matmul(g, dt):
+    h, w, p, y = t([R * g, F], dt), t([F, N], dt), t([R * g, N], dt), t([R, N], dt)
+    return f"""
+func.func @main(%h: {h}, %w: {w}) -> {y} {{
+  %p = tp.matmul %h, %w : {h}, {w} -> {p}
+  %y = tp.reduce_scatter %p on @tp axes = [0] dim = 0 reduce = sum : {p} -> {y}
+  return %y : {y}
+}}"""
+
+
+def rs_lastdim_avg(g, dt):
+    h, w, p, y = t([R, F], dt), t([N * g, F], dt), t([R, N * g], dt), t([R, N], dt)
+    return f"""
+func.func @main(%h: {h}, %w: {w}) -> {y} {{
+  %p = tp.matmul %h, %w transpose_b : {h}, {w} -> {p}
+  %y = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = avg : {p} -> {y}
+  return %y : {y}
+}}"""
+
+
+def rs_reshape_bias(g, dt):
+    h, c = t([B, S * g, F], dt), t([B * S * g, F], dt)
+    w, m, p, r, b = t([N, F], dt), t([B * S * g, N], dt), t([B, S * g, N], dt), t([B, S, N], dt), t([N], dt)
+    return f"""
+func.func @main(%h: {h}, %w: {w}, %b: {b}) -> {r} {{
+  %c = tensor.collapse_shape %h [[0, 1], [2]] : {h} into {c}
+  %m = tp.matmul %c, %w transpose_b : {c}, {w} -> {m}
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [{B}, {S * g}, {N}] : {m} into {p}
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : {p} -> {r}
+  %y = tp.bias_add %r, %b : {r}, {b}
+  return %y : {r}
+}}"""
+
+
+def rs_addend(g, dt):
+    h, w, p, y = t([R * g, F], dt), t([F, N], dt), t([R * g, N], dt), t([R, N], dt)
+    return f"""
+func.func @main(%h: {h}, %w: {w}, %c: {p}) -> {y} {{
+  %p = tp.matmul %h, %w : {h}, {w} -> {p}
+  %s = arith.addf %c, %p : {p}
+  %y = tp.reduce_scatter %s on @tp axes = [0] dim = 0 reduce = sum : {p} -> {y}
+  return %y : {y}
+}}"""
+
+
+def rs_unreduced(g, dt):
+    h, w, p, y = t([R * g, F], dt), t([F, N], dt), t([R * g, N], dt), t([R, N], dt)
+    return f"""
+func.func @main(%h: {h}, %w: {w}) -> ({y}, {p}) {{
+  %p = tp.matmul %h, %w : {h}, {w} -> {p}
+  %n = arith.negf %p : {p}
+  %y = tp.reduce_scatter %p on @tp axes = [0] dim = 0 reduce = sum : {p} -> {y}
+  return %y, %n : {y}, {p}
+}}"""
+
+
+def rs_bmm(g, dt):
+    h, w, p, y = t([B, S * g, F], dt), t([N, F], dt), t([B, S * g, N], dt), t([B, S, N], dt)
+    return f"""
+func.func @main(%h: {h}, %w: {w}) -> {y} {{
+  %p = tp.batch_matmul %h, %w transpose_b : {h}, {w} -> {p}
+  %y = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : {p} -> {y}
+  return %y : {y}
+}}"""
+
+
+SCALES = {  # mode: (data type, scale type for [rows, 64], has global)
+    "per_tensor": ("f8E4M3FN", lambda rows: "tensor<f32>", False),
+    "row_wise": ("f8E4M3FN", lambda rows: f"tensor<{rows}x1xf32>", False),
+    "mxfp8": ("f8E4M3FN", lambda rows: f"tensor<{rows}x2xf8E8M0FNU>", False),
+    "nvfp4": ("f4E2M1FN", lambda rows: f"tensor<{rows}x4xf8E4M3FN>", True),
+}
+
+
+def quantize(name, rows, mode):
+    data, scale, has_global = SCALES[mode]
+    q = f"tensor<{rows}x64x{data}>"
+    results = f"%{name}q, %{name}s" + (f", %{name}g" if has_global else "")
+    types = f"{q}, {scale(rows)}" + (", tensor<f32>" if has_global else "")
+    return q, f"  {results} = tp.quantize %{name} {mode} : tensor<{rows}x64xf32> -> {types}\n"
+
+
+def scaled_operand(name, data, scale, glob):
+    return f"%{data} scale %{scale}" + (f" global %{glob}" if glob else "")
+
+
+def sc_ag(mode):
+    def build(g, dt):
+        _, scale_type, has_global = SCALES[mode]
+        qx, qxs = quantize("x", R, mode)
+        qw, qws = quantize("w", N, mode)
+        gq = qx.replace(f"<{R}x", f"<{R * g}x")
+        y = t([R * g, N], dt)
+        text = f"func.func @main(%x: tensor<{R}x64xf32>, %w: tensor<{N}x64xf32>) -> {y} {{\n" + qxs + qws
+        text += f"  %g = tp.all_gather %xq on @tp axes = [0] dim = 0 : {qx} -> {gq}\n"
+        a_scale = "xs"
+        a_scale_type = scale_type(R)
+        if mode != "per_tensor":
+            a_scale, a_scale_type = "gs", scale_type(R * g)
+            text += f"  %gs = tp.all_gather %xs on @tp axes = [0] dim = 0 : {scale_type(R)} -> {a_scale_type}\n"
+        glob = ", tensor<f32>" if has_global else ""
+        text += (f"  %y = tp.scaled_matmul {scaled_operand('g', 'g', a_scale, 'xg' if has_global else None)}, "
+                 f"{scaled_operand('w', 'wq', 'ws', 'wg' if has_global else None)} {mode} : "
+                 f"({gq}, {a_scale_type}{glob}, {qw}, {scale_type(N)}{glob}) -> {y}\n")
+        return "\n" + text + f"  return %y : {y}\n}}"
+    return build
+
+
+def sc_rs(mode):
+    def build(g, dt):
+        _, scale_type, has_global = SCALES[mode]
+        qh, qhs = quantize("h", R * g, mode)
+        qw, qws = quantize("w", N, mode)
+        p, y = t([R * g, N], dt), t([R, N], dt)
+        glob = ", tensor<f32>" if has_global else ""
+        text = f"func.func @main(%h: tensor<{R * g}x64xf32>, %w: tensor<{N}x64xf32>) -> {y} {{\n" + qhs + qws
+        text += (f"  %p = tp.scaled_matmul {scaled_operand('h', 'hq', 'hs', 'hg' if has_global else None)}, "
+                 f"{scaled_operand('w', 'wq', 'ws', 'wg' if has_global else None)} {mode} : "
+                 f"({qh}, {scale_type(R * g)}{glob}, {qw}, {scale_type(N)}{glob}) -> {p}\n")
+        text += f"  %y = tp.reduce_scatter %p on @tp axes = [0] dim = 0 reduce = sum : {p} -> {y}\n"
+        return "\n" + text + f"  return %y : {y}\n}}"
+    return build
+
+
+def linear_mlp(g, dt):
+    x, wg, wd, h, y, b = t([B, S, K], dt), t([N, K], dt), t([K, N], dt), t([B, S * g, N], dt), t([B, S, K], dt), t([K], dt)
+    return f"""
+func.func @main(%x: {x}, %wg: {wg}, %wu: {wg}, %wd: {wd}, %bd: {b}) -> {y} {{
+  %gate = tp.linear %x, %wg on @tp axes = [0] column input = shard(1) output = shard(2) : ({x}, {wg}) -> {h}
+  %up = tp.linear %x, %wu on @tp axes = [0] column input = shard(1) output = shard(2) : ({x}, {wg}) -> {h}
+  %act = math.tanh %gate : {h}
+  %mul = arith.mulf %act, %up : {h}
+  %y = tp.linear %mul, %wd bias %bd on @tp axes = [0] row input = shard(2) output = shard(1) : ({h}, {wd}, {b}) -> {y}
+  return %y : {y}
+}}"""
+
+
+PATTERNS = {
+    "ag_matmul": ag_matmul, "ag_matmul_bias_t": ag_matmul_bias_t, "ag_kdim": ag_kdim,
+    "ag_reshape_seq": ag_reshape_seq, "ag_bmm": ag_bmm, "ag_multi_partial": ag_multi_partial,
+    "rs_matmul": rs_matmul, "rs_lastdim_avg": rs_lastdim_avg, "rs_reshape_bias": rs_reshape_bias,
+    "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
+    "linear_mlp": linear_mlp,
+}
+for _mode in SCALES:
+    PATTERNS[f"sc_ag_{_mode}"] = sc_ag(_mode)
+    PATTERNS[f"sc_rs_{_mode}"] = sc_rs(_mode)
+
+
+def run(cmd):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("patterns", nargs="+", choices=sorted(PATTERNS))
+    parser.add_argument("--tp-opt", required=True)
+    parser.add_argument("--tp-run", required=True)
+    parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4, 8])
+    parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    parser.add_argument("--schedules", nargs="+", default=["per_peer:1", "ring:2"])
+    args = parser.parse_args()
+
+    total = passed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for pattern in args.patterns:
+            for g in args.ranks:
+                for dt in args.dtypes:
+                    path = os.path.join(tmp, f"{pattern}_{g}_{dt}.mlir")
+                    with open(path, "w") as f:
+                        f.write(f"shard.grid @tp(shape = {g})\n" + PATTERNS[pattern](g, dt) + "\n")
+                    # Every collective fuses (layers are lowered first).
+                    stats = run([args.tp_opt, path, "--tp-lower-linear", "--cse",
+                                 "--tp-async-tp=stats", "-o", os.devnull])
+                    m = re.search(r"(\d+) collectives left unfused", stats.stdout)
+                    if stats.returncode != 0 or not m or m.group(1) != "0":
+                        print(f"{pattern} g={g} {dt}: FAILED to fuse\n{stats.stdout}")
+                        total += 1
+                        continue
+                    for schedule in args.schedules:
+                        algorithm, chunks = schedule.split(":")
+                        total += 1
+                        fused = f"cse,tp-async-tp{{algorithm={algorithm} chunks={chunks}}}"
+                        result = run([args.tp_run, path, "--ranks", str(g), "--seed", str(g),
+                                      "--pipeline", fused, "--compare-pipeline", ""])
+                        verdict = re.search(r"max normalized error (\S+)\)", result.stdout)
+                        if result.returncode == 0 and verdict:
+                            passed += 1
+                            print(f"{pattern} g={g} {dt} {algorithm}/{chunks}: ok ({verdict.group(1)})")
+                        else:
+                            print(f"{pattern} g={g} {dt} {algorithm}/{chunks}: FAILED\n{result.stdout}")
+    print(f"passed {passed} of {total}")
+    sys.exit(0 if passed == total else 1)
+
+
+if __name__ == "__main__":
+    main()

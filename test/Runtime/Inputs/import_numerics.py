@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Numerics of the import forms: upstream MLIR partitions an annotated source
+(shard-partition), tp's pipeline imports and fuses it, and tp-run executes the
+result and the unfused import on the same inputs, comparing every result on
+every rank.
+
+    import_numerics.py --mlir-opt BIN --tp-opt BIN --tp-run BIN TEMPLATE...
+                       [--ranks 1 2 3 4 8] [--dtypes f32 bf16]
+
+A template is `upstream/NAME.mlir.in` with @G@ (tensor-parallel group size)
+and @DT@ (element type) placeholders. Prints one line per run and a final
+"passed N of N" line; exits 1 on any failure.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name: (fusions expected, ranks per group size, extra tp-run args for g)
+TEMPLATES = {
+    "seqpar_mlp": (2, 1, lambda g: []),
+    "qkv": (1, 1, lambda g: []),
+    "rowwise_allreduce": (0, 1, lambda g: []),
+    "linear3d_seqpar": (2, 1, lambda g: []),
+    "grid2d": (1, 2, lambda g: []),
+    "dynamic_tokens": (1, 1, lambda g: ["--arg-shape", "0=6x32",
+                                        "--arg-shape", f"2={6 * g}x{48 // g}"]),
+}
+
+
+def run(cmd, **kwargs):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, **kwargs)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("templates", nargs="+", choices=sorted(TEMPLATES))
+    parser.add_argument("--mlir-opt", required=True)
+    parser.add_argument("--tp-opt", required=True)
+    parser.add_argument("--tp-run", required=True)
+    parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4, 8])
+    parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    args = parser.parse_args()
+
+    total = passed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.templates:
+            fusions, per_group, extra = TEMPLATES[name]
+            with open(os.path.join(HERE, "upstream", name + ".mlir.in")) as f:
+                template = f.read()
+            for g in args.ranks:
+                for dt in args.dtypes:
+                    total += 1
+                    tag = f"{name} g={g} {dt}"
+                    source = template.replace("@G@", str(g)).replace("@DT@", dt)
+                    partitioned = run([args.mlir_opt, "-", "--pass-pipeline=builtin.module("
+                                       "func.func(shard-partition,canonicalize,cse))"],
+                                      input=source)
+                    if partitioned.returncode != 0:
+                        print(f"{tag}: upstream shard-partition FAILED\n{partitioned.stdout}")
+                        continue
+                    path = os.path.join(tmp, f"{name}_{g}_{dt}.mlir")
+                    with open(path, "w") as f:
+                        f.write(partitioned.stdout)
+                    stats = run([args.tp_opt, path, "--tp-import", "--canonicalize", "--cse",
+                                 "--tp-async-tp=stats", "-o", os.devnull])
+                    m = re.search(r"(\d+) all-gather-matmul.*?(\d+) matmul-reduce-scatter"
+                                  r".*?(\d+) collectives left unfused", stats.stdout)
+                    fused = int(m.group(1)) + int(m.group(2)) if m else -1
+                    # A group of one has no collectives left after canonicalize.
+                    expected = fusions if g > 1 else 0
+                    if not m or fused != expected or m.group(3) != "0":
+                        print(f"{tag}: expected {expected} fusions\n{stats.stdout}")
+                        continue
+                    result = run([args.tp_run, path, "--ranks", str(g * per_group),
+                                  "--seed", str(g), "--pipeline", "tp-async-tp-pipeline",
+                                  "--compare-pipeline", ""] + extra(g))
+                    verdict = re.search(r"max normalized error (\S+)\)", result.stdout)
+                    if result.returncode == 0 and verdict:
+                        passed += 1
+                        print(f"{tag}: ok, {expected} fused ({verdict.group(1)})")
+                    else:
+                        print(f"{tag}: FAILED\n{result.stdout}")
+    print(f"passed {passed} of {total}")
+    sys.exit(0 if passed == total else 1)
+
+
+if __name__ == "__main__":
+    main()

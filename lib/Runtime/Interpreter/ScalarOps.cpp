@@ -22,7 +22,18 @@ using namespace mlir::tp::exec;
 std::string exec::siteOf(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "'" << op->getName() << "' at " << op->getLoc();
+  os << "'" << op->getName() << "' at ";
+  // file:line:col when the location has one, as compilers print it.
+  FileLineColLoc fileLoc;
+  op->getLoc()->walk([&](Location loc) {
+    fileLoc = dyn_cast<FileLineColLoc>(loc);
+    return fileLoc ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (fileLoc)
+    os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+       << fileLoc.getColumn();
+  else
+    os << op->getLoc();
   return text;
 }
 

@@ -1,0 +1,69 @@
+// A failing rank stops every rank promptly and the report names the rank
+// that failed first; disagreeing ranks and missing ranks end with a clear
+// error, never a hang.
+// RUN: not tp-run %s --entry one_rank_fails --ranks 4 2>&1 | FileCheck %s --check-prefix=ONE
+// RUN: not tp-run %s --entry shapes_differ --ranks 2 2>&1 | FileCheck %s --check-prefix=SHAPES
+// RUN: not tp-run %s --entry rank_skips_collective --ranks 2 --timeout-ms 300 2>&1 | FileCheck %s --check-prefix=SKIP
+// RUN: not tp-run %s --entry unsupported --ranks 4 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OP
+// RUN: not tp-run %s --entry one_rank_fails --ranks 2 2>&1 | FileCheck %s --check-prefix=GRID
+
+shard.grid @tp(shape = 4)
+shard.grid @pair(shape = 2)
+
+// Rank 2 divides by zero; the others wait in the all-gather and stop.
+// ONE: tp-run: rank 2 failed first: 'arith.divsi' at {{.*}}tp-run-faults.mlir:22:13: integer division by zero
+func.func @one_rank_fails(%x: tensor<2x4xf32>) -> (tensor<8x4xf32>, i64) {
+  %rank = tp.group_rank on @tp axes = [0]
+  %c2 = arith.constant 2 : index
+  %is2 = arith.cmpi eq, %rank, %c2 : index
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %v = scf.if %is2 -> (i64) {
+    %boom = arith.divsi %one, %zero : i64
+    scf.yield %boom : i64
+  } else {
+    scf.yield %one : i64
+  }
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<2x4xf32> -> tensor<8x4xf32>
+  return %g, %v : tensor<8x4xf32>, i64
+}
+
+// Rank 1 gathers a different shape than rank 0.
+// SHAPES: tp-run: rank {{[01]}} failed first: ranks disagree on a collective: rank {{[01]}} runs 'tp.all_gather' at {{.*}} on tensor<{{[12]}}x4xf32> but rank {{[01]}} runs 'tp.all_gather' at {{.*}} on tensor<{{[12]}}x4xf32>
+func.func @shapes_differ(%x: tensor<2x4xf32>) -> tensor<?x4xf32> {
+  %rank = tp.group_rank on @pair axes = [0]
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %is1 = arith.cmpi eq, %rank, %c1 : index
+  %rows = arith.select %is1, %c1, %c2 : index
+  %s = tensor.extract_slice %x[0, 0] [%rows, 4] [1, 1] : tensor<2x4xf32> to tensor<?x4xf32>
+  %g = tp.all_gather %s on @pair axes = [0] dim = 0 : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %g : tensor<?x4xf32>
+}
+
+// Only rank 0 enters the collective: it gives up after the timeout.
+// SKIP: tp-run: rank 0 failed first: timed out in 'tp.all_gather' at {{.*}} after 300 ms waiting for the other ranks
+func.func @rank_skips_collective(%x: tensor<2x4xf32>, %y: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %rank = tp.group_rank on @pair axes = [0]
+  %c0 = arith.constant 0 : index
+  %is0 = arith.cmpi eq, %rank, %c0 : index
+  %r = scf.if %is0 -> (tensor<4x4xf32>) {
+    %g = tp.all_gather %x on @pair axes = [0] dim = 0 : tensor<2x4xf32> -> tensor<4x4xf32>
+    scf.yield %g : tensor<4x4xf32>
+  } else {
+    scf.yield %y : tensor<4x4xf32>
+  }
+  return %r : tensor<4x4xf32>
+}
+
+// UNKNOWN-OP: tp-run: rank {{[0-3]}} failed first: 'tensor.pad' at {{.*}}tp-run-faults.mlir:62:8: unsupported operation
+func.func @unsupported(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[1, 0] high[1, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<2x4xf32> to tensor<4x4xf32>
+  return %p : tensor<4x4xf32>
+}
+
+// GRID: tp-run: rank {{[01]}} failed first: 'tp.group_rank' at {{.*}}: grid @tp has 4 ranks but the run has 2 (set --ranks)

@@ -1,0 +1,109 @@
+// The interpreter's arithmetic on known values (no inputs): arith and math on
+// scalars and tensors, element-wise linalg.generic (GELU, SiLU, broadcast),
+// linalg.fill, reshapes, slices, scf.if, scf.for, func.call.
+// RUN: tp-run %s --entry constants | FileCheck %s --check-prefix=CONST
+// RUN: tp-run %s --entry activations | FileCheck %s --check-prefix=ACT
+// RUN: tp-run %s --entry control_flow --ranks 4 | FileCheck %s --check-prefix=FLOW
+// RUN: tp-run %s --entry slices | FileCheck %s --check-prefix=SLICE
+
+shard.grid @tp(shape = 4)
+
+// 1 + 2 + ... + 6 = 21; x2 = 42; bf16 rounding of 1/3 is 0.333984375.
+// CONST: rank 0 result 0: tensor<2x3xf32> sum=4.200000e+01
+// CONST: rank 0 result 1: tensor<bf16> sum=3.339844e-01
+// CONST: rank 0 result 2: tensor<i64> sum=7.000000e+00
+func.func @constants() -> (tensor<2x3xf32>, tensor<bf16>, tensor<i64>) {
+  %t = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %d = arith.addf %t, %t : tensor<2x3xf32>
+  %one = arith.constant 1.0 : bf16
+  %three = arith.constant 3.0 : bf16
+  %third = arith.divf %one, %three : bf16
+  %e = tensor.empty() : tensor<bf16>
+  %r = linalg.fill ins(%third : bf16) outs(%e : tensor<bf16>) -> tensor<bf16>
+  %c17 = arith.constant 17 : i64
+  %c5 = arith.constant 5 : i64
+  %q = arith.remsi %c17, %c5 : i64
+  %s = arith.addi %q, %c5 : i64
+  %ie = tensor.empty() : tensor<i64>
+  %it = linalg.fill ins(%s : i64) outs(%ie : tensor<i64>) -> tensor<i64>
+  return %d, %r, %it : tensor<2x3xf32>, tensor<bf16>, tensor<i64>
+}
+
+// gelu(1) = 0.8413447, silu(1) = 0.7310586, plus a bias broadcast of 0.5:
+// the sum over 4 elements of gelu(1) + silu(1) + 0.5 is 8.289613.
+// ACT: rank 0 result 0: tensor<2x2xf32> sum=8.28961{{[0-9]}}e+00
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+func.func @activations() -> tensor<2x2xf32> {
+  %x = arith.constant dense<1.0> : tensor<2x2xf32>
+  %b = arith.constant dense<0.5> : tensor<2xf32>
+  %e = tensor.empty() : tensor<2x2xf32>
+  %y = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<2x2xf32>, tensor<2xf32>) outs(%e : tensor<2x2xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %rsqrt2 = arith.constant 0.70710678118654752 : f32
+    %s = arith.mulf %v, %rsqrt2 : f32
+    %erf = math.erf %s : f32
+    %p = arith.addf %erf, %one : f32
+    %h = arith.mulf %v, %half : f32
+    %gelu = arith.mulf %h, %p : f32
+    %n = arith.negf %v : f32
+    %ex = math.exp %n : f32
+    %den = arith.addf %ex, %one : f32
+    %silu = arith.divf %v, %den : f32
+    %sum = arith.addf %gelu, %silu : f32
+    %r = arith.addf %sum, %bias : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// Each rank sums 0..rank over an scf.for loop and picks by scf.if; a call
+// doubles it: rank r returns 2 * r * (r + 1) / 2 + 100 * (r == 0).
+// FLOW: rank 0 result 0: tensor<f32> sum=1.000000e+02
+// FLOW: rank 1 result 0: tensor<f32> sum=2.000000e+00
+// FLOW: rank 2 result 0: tensor<f32> sum=6.000000e+00
+// FLOW: rank 3 result 0: tensor<f32> sum=1.200000e+01
+func.func private @double(%x: f32) -> f32 {
+  %y = arith.addf %x, %x : f32
+  return %y : f32
+}
+func.func @control_flow() -> tensor<f32> {
+  %rank = tp.group_rank on @tp axes = [0]
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %end = arith.addi %rank, %c1 : index
+  %zero = arith.constant 0.0 : f32
+  %total = scf.for %i = %c0 to %end step %c1 iter_args(%acc = %zero) -> (f32) {
+    %ii = arith.index_cast %i : index to i64
+    %f = arith.sitofp %ii : i64 to f32
+    %next = arith.addf %acc, %f : f32
+    scf.yield %next : f32
+  }
+  %doubled = func.call @double(%total) : (f32) -> f32
+  %is0 = arith.cmpi eq, %rank, %c0 : index
+  %r = scf.if %is0 -> (f32) {
+    %h = arith.constant 100.0 : f32
+    scf.yield %h : f32
+  } else {
+    scf.yield %doubled : f32
+  }
+  %e = tensor.empty() : tensor<f32>
+  %t = linalg.fill ins(%r : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  return %t : tensor<f32>
+}
+
+// Slices, reshapes and inserts: the middle 2x2 of a 4x4 iota (5+6+9+10 = 30),
+// written back into zeros and collapsed.
+// SLICE: rank 0 result 0: tensor<2x2xf32> sum=3.000000e+01
+// SLICE: rank 0 result 1: tensor<16xf32> sum=3.000000e+01
+func.func @slices() -> (tensor<2x2xf32>, tensor<16xf32>) {
+  %iota = arith.constant dense<[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0]]> : tensor<4x4xf32>
+  %mid = tensor.extract_slice %iota[1, 1] [2, 2] [1, 1] : tensor<4x4xf32> to tensor<2x2xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x4xf32>
+  %back = tensor.insert_slice %mid into %zero[1, 1] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x4xf32>
+  %flat = tensor.collapse_shape %back [[0, 1]] : tensor<4x4xf32> into tensor<16xf32>
+  return %mid, %flat : tensor<2x2xf32>, tensor<16xf32>
+}

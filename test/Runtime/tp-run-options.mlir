@@ -36,14 +36,14 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xf32> 
 // FILES-NEXT: arg1.npy
 // FILES-NEXT: result0.npy
 // TRACE: trace: {{.*}}trace.json ({{[1-9][0-9]*}} slices)
-// TRACE: compare: every result on every rank matches (tp-async-tp vs as given; max normalized error {{.*}})
+// TRACE: compare: every result on every rank matches (tp-async-tp on cpu vs as given on cpu; max normalized error {{.*}})
 // JSON: "traceEvents"
 // JSON-DAG: "name":"process_name"{{.*}}"rank 1"
 // JSON-DAG: "name":"thread_name"{{.*}}"comm"
 // JSON-DAG: "name":"recv r1 piece 0"
 // JSON-DAG: "name":"gemm r0 piece 0"
 // MISSING: tp-run: argument 0 of rank 0: '{{.*}}missing/rank0/arg0.npy': cannot open
-// BACKEND: tp-run: unknown backend 'gpu'; this build has: cpu
+// BACKEND: tp-run: unknown backend 'gpu'; this build has: cpu{{(, cuda)?}}
 // PIPELINE: tp-run: bad pipeline 'no-such-pass'
 // RANKS: tp-run: --ranks must be at least 1
 // ENTRY: tp-run: no function @nope

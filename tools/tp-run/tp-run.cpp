@@ -46,8 +46,13 @@ static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
                               cl::init(0));
 static cl::opt<std::string> backendName(
     "backend",
-    cl::desc("Runtime backend: cpu (ranks are threads; BLAS GEMMs)"),
+    cl::desc("Runtime backend: cpu (ranks are threads; BLAS GEMMs) or cuda "
+             "(cuBLASLt GEMMs and copy-engine transfers on streams; rank r on "
+             "GPU r % #GPUs; in builds with the CUDA backend)"),
     cl::init("cpu"));
+static cl::opt<std::string> compareBackend(
+    "compare-backend",
+    cl::desc("Backend of the --compare-pipeline run (default: --backend)"));
 static cl::opt<std::string>
     inputDir("input-dir", cl::desc("Read rank R's argument I from D/rankR/argI.npy"));
 static cl::opt<std::string>
@@ -284,9 +289,10 @@ int main(int argc, char **argv) {
   if (numRanks < 1)
     return fail("--ranks must be at least 1");
   auto backends = mlir::tp::availableBackends();
-  if (!llvm::is_contained(backends, backendName))
-    return fail("unknown backend '" + backendName + "'; this build has: " +
-                llvm::join(backends, ", "));
+  for (const std::string &name : {backendName.getValue(), compareBackend.getValue()})
+    if (!name.empty() && !llvm::is_contained(backends, name))
+      return fail("unknown backend '" + name + "'; this build has: " +
+                  llvm::join(backends, ", "));
 
   DialectRegistry registry;
   mlir::tp::registerTPDialects(registry);
@@ -379,13 +385,18 @@ int main(int argc, char **argv) {
   for (int r = 0; r < numRanks; ++r)
     referenceRuns[r].args = perRank[r].args;
   options.trace = nullptr;
+  if (!compareBackend.empty())
+    options.backend = compareBackend;
   status = mlir::tp::executeSPMD(referenceEntry, options, referenceRuns);
   if (!status)
     return fail("the compared program: " + status.message());
   double worst = 0;
-  std::string against = comparePipeline.empty() ? std::string("as given")
-                                                : comparePipeline.getValue();
-  std::string ran = pipeline.empty() ? std::string("as given") : pipeline.getValue();
+  std::string against = (comparePipeline.empty() ? std::string("as given")
+                                                 : comparePipeline.getValue()) +
+                        " on " + options.backend;
+  std::string ran = (pipeline.empty() ? std::string("as given")
+                                      : pipeline.getValue()) +
+                    " on " + backendName.getValue();
   if (!compare(perRank, referenceRuns, worst)) {
     llvm::outs() << "compare: FAILED (" << ran << " vs " << against << ")\n";
     return 1;

@@ -75,30 +75,38 @@ Status CpuBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
     peers[i] = static_cast<const Tensor *>(ex->published[i]);
   void *out = result.mutableData();
   // Accumulate in double, in group order, and round once.
+  auto combine = [&](double acc, double v) {
+    switch (reduction) {
+    case Reduction::Sum:
+    case Reduction::Avg:
+      return acc + v;
+    case Reduction::Max:
+      return std::max(acc, v);
+    case Reduction::Min:
+      return std::min(acc, v);
+    }
+    return acc;
+  };
+  bool f32 = input.dtype() == DType::F32;
   int64_t run = extent * split.inner;
   for (int64_t o = 0; o < split.outer; ++o) {
     int64_t src0 = (o * split.extent + start) * split.inner;
     int64_t dst0 = o * run;
     for (int64_t e = 0; e < run; ++e) {
-      double acc = peers[0]->get(src0 + e);
-      for (int i = 1; i < g; ++i) {
-        double v = peers[i]->get(src0 + e);
-        switch (reduction) {
-        case Reduction::Sum:
-        case Reduction::Avg:
-          acc += v;
-          break;
-        case Reduction::Max:
-          acc = std::max(acc, v);
-          break;
-        case Reduction::Min:
-          acc = std::min(acc, v);
-          break;
-        }
-      }
+      // f32, the common case, reads the buffers directly.
+      auto at = [&](int i) {
+        return f32 ? double(peers[i]->as<float>()[src0 + e])
+                   : peers[i]->get(src0 + e);
+      };
+      double acc = at(0);
+      for (int i = 1; i < g; ++i)
+        acc = combine(acc, at(i));
       if (reduction == Reduction::Avg)
         acc /= g;
-      storeElement(out, input.dtype(), dst0 + e, acc);
+      if (f32)
+        static_cast<float *>(out)[dst0 + e] = static_cast<float>(acc);
+      else
+        storeElement(out, input.dtype(), dst0 + e, acc);
     }
   }
   return world.leave(group, ex);
@@ -134,19 +142,24 @@ static Status runMatmul(const Tensor &a, const Tensor &b, bool transposeB,
   shape.back() = n;
   result = Tensor(a.dtype(), shape);
   DenseMatrix<T> am(Operand::plain(&a)), bm(Operand::plain(&b));
-  std::vector<T> c(am.rows() * n);
+  // The GEMM writes straight into the result when it holds T already.
+  bool direct = (sizeof(T) == 4 && result.dtype() == DType::F32) ||
+                (sizeof(T) == 8 && result.dtype() == DType::F64);
+  std::vector<T> staging(direct ? 0 : am.rows() * n);
+  T *c = direct ? static_cast<T *>(result.mutableData()) : staging.data();
   if (b.rank() == 2) {
     gemm<T>(transposeB, am.rows(), n, k, am.data(), k, bm.data(),
-            transposeB ? k : n, c.data(), n, T(0));
+            transposeB ? k : n, c, n, T(0));
   } else {
     int64_t batch = b.numElements() / (k * n);
     int64_t m = am.rows() / batch;
     for (int64_t i = 0; i < batch; ++i)
       gemm<T>(transposeB, m, n, k, am.data() + i * m * k, k,
-              bm.data() + i * k * n, transposeB ? k : n, c.data() + i * m * n,
-              n, T(0));
+              bm.data() + i * k * n, transposeB ? k : n, c + i * m * n, n,
+              T(0));
   }
-  storeBlock(c.data(), 0, am.rows(), 0, n, result);
+  if (!direct)
+    storeBlock(c, 0, am.rows(), 0, n, result);
   return Status::ok();
 }
 

@@ -2,6 +2,9 @@
 
 #include "Machine.h"
 #include "tp/Runtime/Numerics.h"
+#ifdef TP_HAVE_CUDA
+#include "tp/Runtime/CudaBackend.h"
+#endif
 
 #include <thread>
 
@@ -19,13 +22,25 @@ std::optional<rt::DType> mlir::tp::toDType(Type type) {
   return rt::parseDType(text);
 }
 
-std::vector<std::string> mlir::tp::availableBackends() { return {"cpu"}; }
+std::vector<std::string> mlir::tp::availableBackends() {
+#ifdef TP_HAVE_CUDA
+  return {"cpu", "cuda"};
+#else
+  return {"cpu"};
+#endif
+}
 
-static std::unique_ptr<rt::Backend> createBackend(const std::string &name,
-                                                  rt::World &world, int rank) {
-  if (name == "cpu")
-    return rt::createCpuBackend(world, rank);
-  return nullptr;
+static rt::Status createBackend(const std::string &name, rt::World &world,
+                                int rank, std::unique_ptr<rt::Backend> &out) {
+  if (name == "cpu") {
+    out = rt::createCpuBackend(world, rank);
+    return rt::Status::ok();
+  }
+#ifdef TP_HAVE_CUDA
+  if (name == "cuda")
+    return rt::createCudaBackend(world, rank, out);
+#endif
+  return rt::Status::error("unknown backend '" + name + "'");
 }
 
 rt::Status mlir::tp::executeSPMD(func::FuncOp entry, const ExecutionOptions &options,
@@ -39,10 +54,10 @@ rt::Status mlir::tp::executeSPMD(func::FuncOp entry, const ExecutionOptions &opt
   std::vector<std::thread> threads;
   for (int r = 0; r < options.ranks; ++r)
     threads.emplace_back([&, r] {
-      std::unique_ptr<rt::Backend> backend =
-          createBackend(options.backend, world, r);
-      if (!backend) {
-        world.fail(r, "unknown backend '" + options.backend + "'");
+      std::unique_ptr<rt::Backend> backend;
+      rt::Status created = createBackend(options.backend, world, r, backend);
+      if (!created.isOk()) {
+        world.fail(r, created.message());
         return;
       }
       exec::Machine machine(*backend, world, r);

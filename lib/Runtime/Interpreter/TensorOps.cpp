@@ -84,7 +84,7 @@ rt::Status Machine::executeTensorOp(Operation *op, Env &env, bool &handled) {
   const rt::Tensor *src = nullptr;
 
   if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
-    rt::DType dtype;
+    rt::DType dtype = rt::DType::F32;
     TP_RETURN_IF_ERROR(dtypeOf(empty.getType(), dtype));
     std::vector<int64_t> sizes;
     for (mlir::Value v : empty.getDynamicSizes())
@@ -213,7 +213,7 @@ rt::Status Machine::executeTensorOp(Operation *op, Env &env, bool &handled) {
     return setTensor(std::move(result));
   }
   if (auto splat = dyn_cast<tensor::SplatOp>(op)) {
-    rt::DType dtype;
+    rt::DType dtype = rt::DType::F32;
     TP_RETURN_IF_ERROR(dtypeOf(splat.getType(), dtype));
     std::vector<int64_t> sizes;
     for (mlir::Value v : splat.getDynamicSizes())

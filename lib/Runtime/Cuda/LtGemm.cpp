@@ -1,0 +1,171 @@
+//===- LtGemm.cpp - row-major GEMMs through cuBLASLt ----------------------===//
+
+#include "LtGemm.h"
+
+using namespace tp::rt;
+using namespace tp::rt::cuda;
+
+cudaDataType_t cuda::toCudaType(DType type) {
+  switch (type) {
+  case DType::F64:
+    return CUDA_R_64F;
+  case DType::F16:
+    return CUDA_R_16F;
+  case DType::BF16:
+    return CUDA_R_16BF;
+  case DType::F8E4M3FN:
+    return CUDA_R_8F_E4M3;
+  case DType::F8E5M2:
+    return CUDA_R_8F_E5M2;
+  default:
+    return CUDA_R_32F;
+  }
+}
+
+LtGemm::~LtGemm() {
+  for (auto &[key, p] : plans) {
+    cublasLtMatmulDescDestroy(p.desc);
+    cublasLtMatrixLayoutDestroy(p.layoutA);
+    cublasLtMatrixLayoutDestroy(p.layoutB);
+    cublasLtMatrixLayoutDestroy(p.layoutD);
+  }
+  if (workspace)
+    cudaFree(workspace);
+  if (handle)
+    cublasLtDestroy(handle);
+}
+
+Status LtGemm::init(const std::string &context) {
+  TP_CUDA(cublasLtCreate(&handle));
+  TP_CUDA(cudaMalloc(&workspace, workspaceSize));
+  return Status::ok();
+}
+
+static bool isFp8(DType type) {
+  return type == DType::F8E4M3FN || type == DType::F8E5M2;
+}
+
+Status LtGemm::plan(const GemmProblem &p, Plan *&result,
+                    const std::string &context) {
+  Key key{p.m,         p.n,         p.k,           p.batch,
+          p.strideA,   p.strideD,   p.lda,         p.ldb,
+          p.ldd,       int(p.aType), int(p.bType), int(p.dType),
+          p.transposeB, p.aScale != nullptr, p.rowWise, p.bias != nullptr,
+          p.beta != 0.0f, p.smCountTarget};
+  auto it = plans.find(key);
+  if (it != plans.end()) {
+    result = &it->second;
+    return Status::ok();
+  }
+  Plan &plan = plans[key];
+  result = &plan;
+  bool fp8 = isFp8(p.aType);
+  cublasComputeType_t compute =
+      p.dType == DType::F64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+  cudaDataType_t scaleType = p.dType == DType::F64 ? CUDA_R_64F : CUDA_R_32F;
+  TP_CUDA(cublasLtMatmulDescCreate(&plan.desc, compute, scaleType));
+  // Column-major view: D^T[N, M] = op(B)^T [N, K] x A^T [K, M].
+  cublasOperation_t opB = p.transposeB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opA = CUBLAS_OP_N;
+  TP_CUDA(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                         &opB, sizeof(opB)));
+  TP_CUDA(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                                         &opA, sizeof(opA)));
+  if (p.smCountTarget > 0)
+    TP_CUDA(cublasLtMatmulDescSetAttribute(
+        plan.desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &p.smCountTarget,
+        sizeof(p.smCountTarget)));
+  if (fp8 && p.rowWise) {
+    // One fp32 scale per row of B (cuBLAS's A) and per row of A (its B).
+    cublasLtMatmulMatrixScale_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    TP_CUDA(cublasLtMatmulDescSetAttribute(
+        plan.desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof(mode)));
+    TP_CUDA(cublasLtMatmulDescSetAttribute(
+        plan.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof(mode)));
+  }
+  if (p.bias) {
+    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    cudaDataType_t biasType = toCudaType(p.dType);
+    TP_CUDA(cublasLtMatmulDescSetAttribute(
+        plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)));
+    TP_CUDA(cublasLtMatmulDescSetAttribute(
+        plan.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &biasType,
+        sizeof(biasType)));
+  }
+  // B (cuBLAS A): [K, N] row-major is column-major [N, K] with ld N, or with
+  // transposeB [N, K] row-major is column-major [K, N] with ld K.
+  TP_CUDA(cublasLtMatrixLayoutCreate(&plan.layoutB, toCudaType(p.bType),
+                                     p.transposeB ? p.k : p.n,
+                                     p.transposeB ? p.n : p.k, p.ldb));
+  TP_CUDA(cublasLtMatrixLayoutCreate(&plan.layoutA, toCudaType(p.aType), p.k,
+                                     p.m, p.lda));
+  TP_CUDA(cublasLtMatrixLayoutCreate(&plan.layoutD, toCudaType(p.dType), p.n,
+                                     p.m, p.ldd));
+  if (p.batch > 1) {
+    int32_t batch = static_cast<int32_t>(p.batch);
+    int64_t zero = 0;
+    for (auto [layout, stride] :
+         {std::pair{plan.layoutB, zero}, std::pair{plan.layoutA, p.strideA},
+          std::pair{plan.layoutD, p.strideD}}) {
+      TP_CUDA(cublasLtMatrixLayoutSetAttribute(
+          layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)));
+      TP_CUDA(cublasLtMatrixLayoutSetAttribute(
+          layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+          sizeof(stride)));
+    }
+  }
+  cublasLtMatmulPreference_t preference;
+  TP_CUDA(cublasLtMatmulPreferenceCreate(&preference));
+  cublasLtMatmulPreferenceSetAttribute(
+      preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceSize,
+      sizeof(workspaceSize));
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+      handle, plan.desc, plan.layoutB, plan.layoutA, plan.layoutD,
+      plan.layoutD, preference, 1, &heuristic, &found);
+  cublasLtMatmulPreferenceDestroy(preference);
+  plan.found = status == CUBLAS_STATUS_SUCCESS && found > 0;
+  if (plan.found)
+    plan.algo = heuristic.algo;
+  return Status::ok();
+}
+
+bool LtGemm::supports(const GemmProblem &problem) {
+  Plan *p = nullptr;
+  return plan(problem, p, "cuBLASLt heuristic").isOk() && p->found;
+}
+
+Status LtGemm::run(const GemmProblem &p, const void *a, const void *b, void *d,
+                   cudaStream_t stream, const std::string &context) {
+  Plan *planned = nullptr;
+  TP_RETURN_IF_ERROR(plan(p, planned, context));
+  if (!planned->found)
+    return Status::error(
+        context + ": cuBLASLt has no algorithm for a " + std::string(name(p.aType)) +
+        " GEMM of " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+        std::to_string(p.k) + " (batch " + std::to_string(p.batch) + ")");
+  // Per-call pointers: scales (swapped: our B is cuBLAS's A) and bias.
+  if (p.aScale) {
+    TP_CUDA(cublasLtMatmulDescSetAttribute(planned->desc,
+                                           CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                           &p.bScale, sizeof(p.bScale)));
+    TP_CUDA(cublasLtMatmulDescSetAttribute(planned->desc,
+                                           CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                           &p.aScale, sizeof(p.aScale)));
+  }
+  if (p.bias)
+    TP_CUDA(cublasLtMatmulDescSetAttribute(planned->desc,
+                                           CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                           &p.bias, sizeof(p.bias)));
+  double alpha64 = 1.0, beta64 = p.beta;
+  float alpha32 = 1.0f, beta32 = p.beta;
+  bool wide = p.dType == DType::F64;
+  const void *alpha = wide ? static_cast<const void *>(&alpha64) : &alpha32;
+  const void *beta = wide ? static_cast<const void *>(&beta64) : &beta32;
+  TP_CUDA(cublasLtMatmul(handle, planned->desc, alpha, b, planned->layoutB, a,
+                         planned->layoutA, beta, d, planned->layoutD, d,
+                         planned->layoutD, &planned->algo, workspace,
+                         workspaceSize, stream));
+  return Status::ok();
+}

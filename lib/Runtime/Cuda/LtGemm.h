@@ -1,0 +1,78 @@
+//===- LtGemm.h - row-major GEMMs through cuBLASLt --------------*- C++ -*-===//
+//
+// D[M, N] = scaleA * scaleB * (A[M, K] @ op(B)) + beta * D (+ bias[N]) on row-
+// major operands, optionally batched over A's leading dims with B broadcast.
+// cuBLASLt is column-major, so it computes D^T = op(B)^T A^T: our B is its
+// first operand. FP8 needs the "TN" layout, i.e. B given as [N, K].
+// Heuristic results are cached per problem; an SM-count target lets chunk
+// GEMMs leave SMs to communication kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LIB_RUNTIME_CUDA_LTGEMM_H
+#define TP_LIB_RUNTIME_CUDA_LTGEMM_H
+
+#include "CudaCheck.h"
+#include "tp/Runtime/DType.h"
+
+#include <map>
+#include <tuple>
+
+namespace tp::rt::cuda {
+
+struct GemmProblem {
+  int64_t m = 0, n = 0, k = 0;
+  /// Batched over `batch` A/D blocks of strides strideA/strideD; B shared.
+  int64_t batch = 1, strideA = 0, strideD = 0;
+  int64_t lda = 0, ldb = 0, ldd = 0;
+  DType aType = DType::F32, bType = DType::F32, dType = DType::F32;
+  bool transposeB = false;
+  /// FP8 scales: device fp32 pointers; per-tensor (one value) or outer vector
+  /// (one per row of A / of B) when rowWise.
+  const float *aScale = nullptr, *bScale = nullptr;
+  bool rowWise = false;
+  /// Device bias over N (same type as D), added by the epilogue.
+  const void *bias = nullptr;
+  float beta = 0.0f;
+  /// 0: all SMs.
+  int smCountTarget = 0;
+};
+
+class LtGemm {
+public:
+  LtGemm() = default;
+  ~LtGemm();
+  LtGemm(const LtGemm &) = delete;
+  LtGemm &operator=(const LtGemm &) = delete;
+
+  Status init(const std::string &context);
+  /// Whether cuBLASLt has an algorithm for `problem` (cached).
+  bool supports(const GemmProblem &problem);
+  Status run(const GemmProblem &problem, const void *a, const void *b, void *d,
+             cudaStream_t stream, const std::string &context);
+
+private:
+  struct Plan {
+    cublasLtMatmulDesc_t desc = nullptr;
+    cublasLtMatrixLayout_t layoutB = nullptr, layoutA = nullptr,
+                           layoutD = nullptr;
+    cublasLtMatmulAlgo_t algo{};
+    bool found = false;
+  };
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int, int, int, bool, bool,
+                         bool, bool, bool, int>;
+  Status plan(const GemmProblem &problem, Plan *&result,
+              const std::string &context);
+
+  cublasLtHandle_t handle = nullptr;
+  void *workspace = nullptr;
+  size_t workspaceSize = 32u << 20;
+  std::map<Key, Plan> plans;
+};
+
+cudaDataType_t toCudaType(DType type);
+
+} // namespace tp::rt::cuda
+
+#endif // TP_LIB_RUNTIME_CUDA_LTGEMM_H

@@ -8,6 +8,7 @@ on the same seeded inputs and requires every result on every rank to match.
 
     fusion_numerics.py --tp-opt BIN --tp-run BIN PATTERN... [--ranks 1 2 3 4 8]
                        [--dtypes f32 bf16] [--schedules per_peer:1 ring:3]
+                       [--backend cuda --compare-backend cpu --tolerance X]
 
 Prints one line per run and a final "passed N of N" line; exits 1 on any
 failure.
@@ -256,7 +257,14 @@ def main():
     parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4, 8])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
     parser.add_argument("--schedules", nargs="+", default=["per_peer:1", "ring:2"])
+    parser.add_argument("--backend", default="cpu", help="backend of the fused run")
+    parser.add_argument("--compare-backend", default="cpu",
+                        help="backend of the unfused reference run")
+    parser.add_argument("--tolerance", help="tp-run --tolerance (default: by type)")
     args = parser.parse_args()
+    backends = ["--backend", args.backend, "--compare-backend", args.compare_backend]
+    if args.tolerance:
+        backends += ["--tolerance", args.tolerance]
 
     total = passed = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -279,7 +287,7 @@ def main():
                         total += 1
                         fused = f"cse,tp-async-tp{{algorithm={algorithm} chunks={chunks}}}"
                         result = run([args.tp_run, path, "--ranks", str(g), "--seed", str(g),
-                                      "--pipeline", fused, "--compare-pipeline", ""])
+                                      "--pipeline", fused, "--compare-pipeline", ""] + backends)
                         verdict = re.search(r"max normalized error (\S+)\)", result.stdout)
                         if result.returncode == 0 and verdict:
                             passed += 1

@@ -1,0 +1,353 @@
+//===- gpu_overlap.cpp - fused vs unfused async TP on one GPU -------------===//
+//
+//   tp-gpu-bench [--ranks 8] [--tokens 8192] [--fp8] [--chunks 1] [--repeat 5]
+//
+// Emulates `ranks` tensor-parallel ranks on one GPU (the loopback transport:
+// copy-engine cudaMemcpyAsync between per-rank buffers, a high-priority comm
+// stream and a low-priority compute stream per rank) for Llama-class layers,
+// and prints, per layer: the unfused time (collective, then GEMM), the fused
+// time (pieces moving while earlier pieces are multiplied), GEMM-only and
+// transfer-only times, overlap efficiency max(T_gemm, T_comm) / T_fused and
+// the speedup. Times are for the whole group, best of --repeat.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+#include "LtGemm.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace tp::rt;
+using namespace tp::rt::cuda;
+
+namespace {
+
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    Status _s = check((call), #call, "tp-gpu-bench");                          \
+    if (!_s.isOk()) {                                                          \
+      std::fprintf(stderr, "%s\n", _s.message().c_str());                      \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+#define CHECK_STATUS(expr)                                                     \
+  do {                                                                         \
+    Status _s = (expr);                                                        \
+    if (!_s.isOk()) {                                                          \
+      std::fprintf(stderr, "%s\n", _s.message().c_str());                      \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+struct Rank {
+  cudaStream_t compute, comm;
+  std::vector<cudaEvent_t> pieces;
+  cudaEvent_t done;
+};
+
+struct Bench {
+  int ranks, chunks, repeat;
+  bool fp8;
+  LtGemm gemm;
+  std::vector<Rank> rank;
+  cudaStream_t origin;
+  cudaEvent_t start, stop;
+  float *unitScale;
+
+  void init() {
+    int lo, hi;
+    CHECK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+    CHECK(cudaStreamCreate(&origin));
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    rank.resize(ranks);
+    for (Rank &r : rank) {
+      CHECK(cudaStreamCreateWithPriority(&r.compute, cudaStreamNonBlocking, lo));
+      CHECK(cudaStreamCreateWithPriority(&r.comm, cudaStreamNonBlocking, hi));
+      r.pieces.resize(ranks * chunks);
+      for (cudaEvent_t &e : r.pieces)
+        CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      CHECK(cudaEventCreateWithFlags(&r.done, cudaEventDisableTiming));
+    }
+    CHECK_STATUS(gemm.init("tp-gpu-bench"));
+    CHECK(cudaMalloc(&unitScale, sizeof(float)));
+    float one = 1.0f;
+    CHECK(cudaMemcpy(unitScale, &one, sizeof(one), cudaMemcpyHostToDevice));
+  }
+
+  /// Times `body` (which enqueues work on the ranks' streams), best of repeat.
+  double time(const std::function<void()> &body) {
+    double best = 1e30;
+    for (int i = 0; i < repeat + 1; ++i) { // the first run warms up
+      CHECK(cudaEventRecord(start, origin));
+      for (Rank &r : rank) {
+        CHECK(cudaStreamWaitEvent(r.compute, start, 0));
+        CHECK(cudaStreamWaitEvent(r.comm, start, 0));
+      }
+      body();
+      for (Rank &r : rank) {
+        CHECK(cudaEventRecord(r.done, r.compute));
+        CHECK(cudaStreamWaitEvent(origin, r.done, 0));
+        CHECK(cudaEventRecord(r.done, r.comm));
+        CHECK(cudaStreamWaitEvent(origin, r.done, 0));
+      }
+      CHECK(cudaEventRecord(stop, origin));
+      CHECK(cudaEventSynchronize(stop));
+      float ms;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      if (i > 0)
+        best = std::min(best, double(ms));
+    }
+    return best;
+  }
+
+  GemmProblem problem(int64_t m, int64_t n, int64_t k, int64_t lda, DType out) {
+    GemmProblem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.lda = lda;
+    p.ldb = k;
+    p.ldd = n;
+    p.transposeB = true; // weights as [N, K], the layout FP8 needs
+    p.aType = p.bType = fp8 ? DType::F8E4M3FN : DType::BF16;
+    p.dType = out;
+    if (fp8)
+      p.aScale = p.bScale = unitScale;
+    return p;
+  }
+};
+
+void *alloc(size_t bytes) {
+  void *p;
+  CHECK(cudaMalloc(&p, bytes));
+  CHECK(cudaMemset(p, 0, bytes));
+  return p;
+}
+
+struct Row {
+  std::string name;
+  double unfused, fused, gemm, comm;
+};
+
+/// all_gather(x [M/g, K]) @ W [N/g, K]^T on every rank.
+Row allGatherMatmul(Bench &b, int64_t m, int64_t k, int64_t n) {
+  int g = b.ranks;
+  size_t es = b.fp8 ? 1 : 2;
+  int64_t shard = m / g, nl = n / g;
+  std::vector<uint8_t *> gathered(g), weight(g), out(g);
+  for (int r = 0; r < g; ++r) {
+    gathered[r] = static_cast<uint8_t *>(alloc(m * k * es));
+    weight[r] = static_cast<uint8_t *>(alloc(nl * k * es));
+    out[r] = static_cast<uint8_t *>(alloc(m * nl * 2));
+  }
+  auto copyShard = [&](int r, int p, int64_t lo, int64_t hi) {
+    size_t row = k * es;
+    CHECK(cudaMemcpyAsync(gathered[r] + (p * shard + lo) * row,
+                          gathered[p] + (p * shard + lo) * row, (hi - lo) * row,
+                          cudaMemcpyDeviceToDevice, b.rank[r].comm));
+  };
+  auto gemmRows = [&](int r, int64_t row0, int64_t rows) {
+    GemmProblem p = b.problem(rows, nl, k, k, DType::BF16);
+    CHECK_STATUS(b.gemm.run(p, gathered[r] + row0 * k * es, weight[r],
+                            out[r] + row0 * nl * 2, b.rank[r].compute, "gemm"));
+  };
+  int chunks = b.chunks;
+  auto range = [&](int j) {
+    return std::pair<int64_t, int64_t>{shard * j / chunks, shard * (j + 1) / chunks};
+  };
+  Row row;
+  row.name = "all_gather+matmul K=" + std::to_string(k) + " N=" + std::to_string(n);
+  row.comm = b.time([&] {
+    for (int r = 0; r < g; ++r)
+      for (int s = 1; s < g; ++s)
+        copyShard(r, (r + s) % g, 0, shard);
+  });
+  row.gemm = b.time([&] {
+    for (int r = 0; r < g; ++r)
+      gemmRows(r, 0, m);
+  });
+  row.unfused = b.time([&] {
+    for (int r = 0; r < g; ++r) {
+      for (int s = 1; s < g; ++s)
+        copyShard(r, (r + s) % g, 0, shard);
+      CHECK(cudaEventRecord(b.rank[r].pieces[0], b.rank[r].comm));
+      CHECK(cudaStreamWaitEvent(b.rank[r].compute, b.rank[r].pieces[0], 0));
+      gemmRows(r, 0, m);
+    }
+  });
+  row.fused = b.time([&] {
+    for (int r = 0; r < g; ++r) {
+      // Own shard first, then each peer's pieces as they land.
+      gemmRows(r, r * shard, shard);
+      for (int s = 1; s < g; ++s) {
+        int p = (r + s) % g;
+        for (int j = 0; j < chunks; ++j) {
+          auto [lo, hi] = range(j);
+          copyShard(r, p, lo, hi);
+          cudaEvent_t e = b.rank[r].pieces[s * chunks + j];
+          CHECK(cudaEventRecord(e, b.rank[r].comm));
+          CHECK(cudaStreamWaitEvent(b.rank[r].compute, e, 0));
+          gemmRows(r, p * shard + lo, hi - lo);
+        }
+      }
+    }
+  });
+  for (int r = 0; r < g; ++r) {
+    cudaFree(gathered[r]);
+    cudaFree(weight[r]);
+    cudaFree(out[r]);
+  }
+  return row;
+}
+
+/// reduce_scatter(h [M, K/g] @ W [N, K/g]^T, rows) on every rank.
+Row matmulReduceScatter(Bench &b, int64_t m, int64_t k, int64_t n) {
+  int g = b.ranks;
+  size_t es = b.fp8 ? 1 : 2;
+  int64_t kl = k / g, slice = m / g;
+  std::vector<uint8_t *> act(g), weight(g);
+  std::vector<float *> partials(g), staging(g);
+  std::vector<void *> out(g), pointers(g);
+  for (int r = 0; r < g; ++r) {
+    act[r] = static_cast<uint8_t *>(alloc(m * kl * es));
+    weight[r] = static_cast<uint8_t *>(alloc(n * kl * es));
+    partials[r] = static_cast<float *>(alloc(m * n * sizeof(float)));
+    staging[r] = static_cast<float *>(alloc(m * n * sizeof(float)));
+    out[r] = alloc(slice * n * 2);
+    std::vector<const void *> slots(g);
+    for (int p = 0; p < g; ++p)
+      slots[p] = staging[r] + p * slice * n;
+    pointers[r] = alloc(sizeof(void *) * g);
+    CHECK(cudaMemcpy(pointers[r], slots.data(), sizeof(void *) * g,
+                     cudaMemcpyHostToDevice));
+  }
+  auto partialFor = [&](int r, int c) {
+    GemmProblem p = b.problem(slice, n, kl, kl, DType::F32);
+    CHECK_STATUS(b.gemm.run(p, act[r] + c * slice * kl * es, weight[r],
+                            partials[r] + c * slice * n, b.rank[r].compute,
+                            "gemm"));
+  };
+  auto stage = [&](int r, int p) {
+    CHECK(cudaMemcpyAsync(staging[r] + p * slice * n,
+                          partials[p] + r * slice * n,
+                          slice * n * sizeof(float), cudaMemcpyDeviceToDevice,
+                          b.rank[r].comm));
+  };
+  auto reduce = [&](int r) {
+    CHECK(launchReduce(static_cast<const void *const *>(pointers[r]), g,
+                       DType::F32, slice * n, Reduction::Sum, nullptr,
+                       DType::BF16, 1, out[r], DType::BF16, b.rank[r].comm));
+  };
+  Row row;
+  row.name = "matmul+reduce_scatter K=" + std::to_string(k) + " N=" + std::to_string(n);
+  row.gemm = b.time([&] {
+    for (int r = 0; r < g; ++r)
+      for (int c = 0; c < g; ++c)
+        partialFor(r, c);
+  });
+  row.comm = b.time([&] {
+    for (int r = 0; r < g; ++r) {
+      for (int p = 0; p < g; ++p)
+        stage(r, p);
+      reduce(r);
+    }
+  });
+  // Every rank's partials must exist before anyone stages them: the
+  // unfused order is all GEMMs, then the collective.
+  row.unfused = b.time([&] {
+    for (int r = 0; r < g; ++r) {
+      for (int c = 0; c < g; ++c)
+        partialFor(r, c);
+      CHECK(cudaEventRecord(b.rank[r].pieces[0], b.rank[r].compute));
+    }
+    for (int r = 0; r < g; ++r) {
+      for (int p = 0; p < g; ++p) {
+        CHECK(cudaStreamWaitEvent(b.rank[r].comm, b.rank[p].pieces[0], 0));
+        stage(r, p);
+      }
+      reduce(r);
+    }
+  });
+  row.fused = b.time([&] {
+    for (int r = 0; r < g; ++r)
+      for (int s = 1; s <= g; ++s) {
+        int c = (r + s) % g;
+        partialFor(r, c);
+        CHECK(cudaEventRecord(b.rank[r].pieces[c], b.rank[r].compute));
+      }
+    for (int r = 0; r < g; ++r) {
+      for (int p = 0; p < g; ++p) {
+        CHECK(cudaStreamWaitEvent(b.rank[r].comm, b.rank[p].pieces[r], 0));
+        stage(r, p);
+      }
+      reduce(r);
+    }
+  });
+  for (int r = 0; r < g; ++r) {
+    cudaFree(act[r]);
+    cudaFree(weight[r]);
+    cudaFree(partials[r]);
+    cudaFree(staging[r]);
+    cudaFree(out[r]);
+    cudaFree(pointers[r]);
+  }
+  return row;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Bench b{8, 1, 5, false, {}, {}, nullptr, nullptr, nullptr, nullptr};
+  int64_t tokens = 8192;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto next = [&] { return i + 1 < argc ? std::atol(argv[++i]) : 0L; };
+    if (arg == "--ranks")
+      b.ranks = static_cast<int>(next());
+    else if (arg == "--tokens")
+      tokens = next();
+    else if (arg == "--chunks")
+      b.chunks = static_cast<int>(next());
+    else if (arg == "--repeat")
+      b.repeat = static_cast<int>(next());
+    else if (arg == "--fp8")
+      b.fp8 = true;
+    else {
+      std::fprintf(stderr, "usage: tp-gpu-bench [--ranks 8] [--tokens 8192] "
+                           "[--fp8] [--chunks 1] [--repeat 5]\n");
+      return 1;
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("tp-gpu-bench: no CUDA device; skipped\n");
+    return 0;
+  }
+  b.init();
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("%s, %d ranks emulated on one GPU, %s, M = %lld tokens, %d "
+              "piece(s) per rank\n",
+              prop.name, b.ranks, b.fp8 ? "fp8 e4m3 (per-tensor)" : "bf16",
+              static_cast<long long>(tokens), b.chunks);
+  std::vector<Row> rows = {
+      allGatherMatmul(b, tokens, 8192, 28672),
+      allGatherMatmul(b, tokens, 8192, 8192),
+      matmulReduceScatter(b, tokens, 28672, 8192),
+      matmulReduceScatter(b, tokens, 8192, 8192),
+  };
+  std::printf("| layer | unfused ms | fused ms | GEMM ms | transfer ms | "
+              "comm share | efficiency | speedup |\n|---|---|---|---|---|---|---|---|\n");
+  for (const Row &r : rows)
+    std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.0f%% | %.2f | %.2fx |\n",
+                r.name.c_str(), r.unfused, r.fused, r.gemm, r.comm,
+                100.0 * r.comm / r.unfused,
+                std::max(r.gemm, r.comm) / r.fused, r.unfused / r.fused);
+  return 0;
+}

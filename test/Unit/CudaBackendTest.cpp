@@ -1,0 +1,159 @@
+//===- CudaBackendTest.cpp - the CUDA backend against the CPU backend -----===//
+//
+// Every case runs on both backends with the same inputs and compares. Without
+// a CUDA device every test is skipped (CI has none).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/CudaBackend.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <thread>
+
+using namespace tp::rt;
+
+namespace {
+
+using RankFn = std::function<Status(Backend &, const Group &, int,
+                                    std::vector<Tensor> &)>;
+
+/// Runs `fn` on `ranks` threads with backends made by `make`.
+std::vector<std::vector<Tensor>>
+runRanks(int ranks,
+         const std::function<Status(World &, int, std::unique_ptr<Backend> &)> &make,
+         const RankFn &fn) {
+  World world(ranks, std::chrono::milliseconds(20000));
+  std::vector<std::vector<Tensor>> results(ranks);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      std::unique_ptr<Backend> backend;
+      Status s = make(world, r, backend);
+      if (s.isOk())
+        s = fn(*backend, makeGroup({ranks}, {0}, r), r, results[r]);
+      if (!s.isOk())
+        world.fail(r, s.message());
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_FALSE(world.failed()) << world.firstFailure();
+  return results;
+}
+
+/// Runs on both backends and compares every result of every rank.
+void compareBackends(int ranks, const RankFn &fn, double tolerance) {
+  auto cpu = runRanks(
+      ranks,
+      [](World &w, int r, std::unique_ptr<Backend> &b) {
+        b = createCpuBackend(w, r);
+        return Status::ok();
+      },
+      fn);
+  auto gpu = runRanks(ranks, createCudaBackend, fn);
+  for (int r = 0; r < ranks; ++r) {
+    ASSERT_EQ(cpu[r].size(), gpu[r].size());
+    for (size_t i = 0; i < cpu[r].size(); ++i) {
+      const Tensor &x = gpu[r][i], &y = cpu[r][i];
+      ASSERT_EQ(x.shape(), y.shape());
+      double maxErr = 0, maxRef = 0;
+      for (int64_t e = 0; e < x.numElements(); ++e) {
+        maxErr = std::max(maxErr, std::fabs(x.get(e) - y.get(e)));
+        maxRef = std::max(maxRef, std::fabs(y.get(e)));
+      }
+      EXPECT_LE(maxErr, tolerance * std::max(maxRef, 1e-30))
+          << "rank " << r << " result " << i;
+    }
+  }
+}
+
+Tensor random(DType type, std::vector<int64_t> shape, unsigned seed) {
+  Tensor t(type, std::move(shape));
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.set(i, dist(gen));
+  return t;
+}
+
+class CudaBackendTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (cudaDeviceCount() == 0)
+      GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+TEST_F(CudaBackendTest, CollectivesMatchCpu) {
+  compareBackends(4, [](Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
+    Tensor x = random(DType::BF16, {8, 6, 16}, 10 + r), y;
+    out.resize(3);
+    TP_RETURN_IF_ERROR(b.allGather(g, x, 1, "ag", out[0]));
+    TP_RETURN_IF_ERROR(b.reduceScatter(g, x, 0, Reduction::Sum, "rs", out[1]));
+    return b.allReduce(g, x, Reduction::Avg, "ar", out[2]);
+  }, 1e-2);
+}
+
+TEST_F(CudaBackendTest, FusedSchedulesMatchCpu) {
+  for (auto algorithm : {Schedule::Algorithm::PerPeer, Schedule::Algorithm::Ring})
+    for (int chunks : {1, 3})
+      compareBackends(4, [&](Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
+        Tensor a = random(DType::BF16, {2, 6, 64}, r), w = random(DType::BF16, {32, 64}, 99);
+        Tensor bias = random(DType::BF16, {32}, 7);
+        AllGatherMatmulArgs ag;
+        ag.a = Operand::plain(&a);
+        ag.bs = {Operand::plain(&w)};
+        ag.biases = {&bias};
+        ag.outTypes = {DType::BF16};
+        ag.dim = 1;
+        ag.transposeB = true;
+        ag.returnGathered = true;
+        ag.schedule = {algorithm, chunks};
+        ag.site = "fused ag";
+        std::vector<Tensor> first;
+        TP_RETURN_IF_ERROR(b.allGatherMatmul(g, ag, first));
+        Tensor h = random(DType::BF16, {2, 8, 64}, 20 + r);
+        MatmulReduceScatterArgs rs;
+        rs.a = Operand::plain(&h);
+        rs.b = Operand::plain(&w);
+        rs.bias = &bias;
+        rs.outType = DType::BF16;
+        rs.dim = 1;
+        rs.transposeB = true;
+        rs.returnUnreduced = true;
+        rs.schedule = {algorithm, chunks};
+        rs.site = "fused rs";
+        std::vector<Tensor> second;
+        TP_RETURN_IF_ERROR(b.matmulReduceScatter(g, rs, second));
+        out = first;
+        out.insert(out.end(), second.begin(), second.end());
+        return Status::ok();
+      }, 3e-2);
+}
+
+TEST_F(CudaBackendTest, ScaledMatmulMatchesCpu) {
+  for (Scaling mode : {Scaling::PerTensor, Scaling::RowWise, Scaling::MXFP8, Scaling::NVFP4})
+    compareBackends(1, [&](Backend &b, const Group &, int, std::vector<Tensor> &out) {
+      DType data = mode == Scaling::NVFP4 ? DType::F4E2M1FN : DType::F8E4M3FN;
+      Quantized qa, qb;
+      std::string error;
+      if (!quantize(random(DType::F32, {32, 64}, 1), mode, data, qa, error) ||
+          !quantize(random(DType::F32, {48, 64}, 2), mode, data, qb, error))
+        return Status::error(error);
+      Operand a = Operand::plain(&qa.data), w = Operand::plain(&qb.data);
+      a.scale = &qa.scale;
+      w.scale = &qb.scale;
+      if (mode == Scaling::NVFP4) {
+        a.globalScale = &qa.globalScale;
+        w.globalScale = &qb.globalScale;
+      }
+      a.scaling = w.scaling = mode;
+      out.resize(1);
+      return b.scaledMatmul(a, w, nullptr, DType::BF16, "scaled", out[0]);
+    }, 2e-2);
+}
+
+} // namespace

@@ -22,6 +22,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iterator>
@@ -63,23 +65,21 @@ std::vector<Status> runRanks(World &world, const RankBody &body) {
   return statuses;
 }
 
-std::vector<Status> runRanks(int ranks, const RankBody &body,
-                             Milliseconds timeout = kTimeout) {
-  World world(ranks, timeout);
+/// The same in a fresh world of `ranks` with the default timeout.
+std::vector<Status> runRanks(int ranks, const RankBody &body) {
+  World world(ranks, kTimeout);
   return runRanks(world, body);
 }
 
+/// Success when every rank succeeded; else every failing rank's message.
 ::testing::AssertionResult allOk(const std::vector<Status> &statuses) {
-  ::testing::AssertionResult result = ::testing::AssertionSuccess();
-  bool failed = false;
+  std::ostringstream failures;
   for (size_t r = 0; r < statuses.size(); ++r)
-    if (!statuses[r].isOk()) {
-      if (!failed)
-        result = ::testing::AssertionFailure();
-      failed = true;
-      result << "\n  rank " << r << ": " << statuses[r].message();
-    }
-  return result;
+    if (!statuses[r].isOk())
+      failures << "\n  rank " << r << ": " << statuses[r].message();
+  if (failures.str().empty())
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << failures.str();
 }
 
 /// The group of `rank` in a world of `size` ranks on a 1-D grid.
@@ -1063,7 +1063,23 @@ TEST(CpuFused, TracedRunRecordsEveryRank) {
   c.schedule.chunks = 2;
   TraceRecorder trace;
   checkAllGatherMatmul(c, &trace);
-  EXPECT_GT(trace.size(), size_t(0));
+  const std::string path = ::testing::TempDir() + "cpu-backend-trace.json";
+  std::string error;
+  ASSERT_TRUE(trace.writeJson(path, error)) << error;
+  std::ifstream file(path);
+  const std::string json((std::istreambuf_iterator<char>(file)),
+                         std::istreambuf_iterator<char>());
+  std::remove(path.c_str());
+  // One thread name per (rank, stream): compute and comm on every rank.
+  size_t threadNames = 0;
+  for (size_t at = json.find("\"thread_name\""); at != std::string::npos;
+       at = json.find("\"thread_name\"", at + 1))
+    ++threadNames;
+  EXPECT_EQ(threadNames, size_t(2 * c.groupSize)) << json;
+  for (int r = 0; r < c.groupSize; ++r)
+    EXPECT_NE(json.find("\"rank " + std::to_string(r) + "\""),
+              std::string::npos)
+        << json;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1120,7 +1136,10 @@ struct ScaledCaseBase {
     shape.clear();
     for (int64_t i = 0, e = rng.uniform(2, 3); i < e; ++i)
       shape.push_back(rng.uniform(1, 4));
-    shape.back() = rng.pick({32, 64}); // whole MXFP8 and NVFP4 blocks
+    // K in whole blocks: 32 for MXFP8, 16 for NVFP4.
+    shape.back() = mode == Scaling::MXFP8   ? 32 * rng.uniform(1, 2)
+                   : mode == Scaling::NVFP4 ? 16 * rng.uniform(1, 3)
+                                            : rng.uniform(1, 40);
     schedule = randomSchedule(rng);
     withBias = rng.coin();
     returnFirst = rng.coin();

@@ -4,7 +4,8 @@
 # (install, find_package from an out-of-tree program), then the whole lit
 # suite again in an AddressSanitizer + UndefinedBehaviorSanitizer build
 # (TP_SKIP_SANITIZERS=1 skips that). Ends with one
-# "tests: N passed, N failed" line.
+# "tests: N passed, N failed, N skipped" line (the CUDA tests skip without a
+# GPU).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -14,6 +15,7 @@ asan_build=${ASAN_BUILD_DIR:-$root/build-asan}
 
 passed=0
 failed=0
+skipped=0
 status=0
 # Runs check-tp in build dir $1, adding its counts to the totals.
 run_suite() {
@@ -21,11 +23,13 @@ run_suite() {
   log=$(mktemp)
   ninja -C "$1" check-tp 2>&1 | tee "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  local p f
+  local p f s
   p=$(grep -Eo '^ *Passed *: *[0-9]+' "$log" | grep -Eo '[0-9]+' | tail -1)
   f=$(grep -Eo '^ *Failed *: *[0-9]+' "$log" | grep -Eo '[0-9]+' | tail -1)
+  s=$(grep -Eo '^ *Skipped *: *[0-9]+' "$log" | grep -Eo '[0-9]+' | tail -1)
   passed=$((passed + ${p:-0}))
   failed=$((failed + ${f:-0}))
+  skipped=$((skipped + ${s:-0}))
   rm -f "$log"
 }
 
@@ -56,5 +60,5 @@ if [ "${TP_SKIP_SANITIZERS:-0}" != 1 ]; then
   fi
 fi
 
-echo "tests: ${passed} passed, ${failed} failed"
+echo "tests: ${passed} passed, ${failed} failed, ${skipped} skipped"
 exit $status

@@ -41,6 +41,14 @@ private:
   Status runMatmulReduceScatter(const Group &group,
                                 const MatmulReduceScatterArgs &args,
                                 std::vector<Tensor> &results);
+  /// The fused ops on empty contractions or outputs (K or N of 0): the
+  /// unfused ops, which handle them, in the same rendezvous order.
+  Status composeAllGatherMatmul(const Group &group,
+                                const AllGatherMatmulArgs &args,
+                                std::vector<Tensor> &results);
+  Status composeMatmulReduceScatter(const Group &group,
+                                    const MatmulReduceScatterArgs &args,
+                                    std::vector<Tensor> &results);
   /// Reduces `input` over the group into `result` (whole tensor, or this
   /// rank's slice along `dim` when scatter).
   Status reduce(const Group &group, const Tensor &input, int64_t dim,

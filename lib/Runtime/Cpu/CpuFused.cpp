@@ -44,6 +44,22 @@ std::string scheduleName(const Schedule &schedule) {
   return schedule.algorithm == Schedule::Algorithm::Ring ? "ring" : "per_peer";
 }
 
+/// What every rank of a fused op must agree on: the op, its schedule and
+/// every operand's type (a peer with another B would read out of bounds).
+std::string fusedSignature(const std::string &site, const Schedule &schedule,
+                           std::initializer_list<const Tensor *> fixed,
+                           const std::vector<Operand> &bs = {}) {
+  std::string text = site + " (" + scheduleName(schedule) + ") on";
+  for (const Tensor *t : fixed)
+    text += " " + (t ? t->typeString() : std::string("-"));
+  for (const Operand &b : bs)
+    text += " " + b.data->typeString();
+  return text;
+}
+
+/// Extent of the last dim (the contraction or output dim); 0 for scalars.
+int64_t lastExtent(const Tensor &t) { return t.rank() ? t.shape().back() : 0; }
+
 /// What a rank publishes for an all-gather-matmul.
 struct GatherBuffers {
   const uint8_t *shard;
@@ -57,6 +73,14 @@ struct GatherBuffers {
 Status CpuBackend::allGatherMatmul(const Group &group,
                                    const AllGatherMatmulArgs &args,
                                    std::vector<Tensor> &results) {
+  bool degenerate = lastExtent(*args.a.data) == 0;
+  for (size_t i = 0; i < args.bs.size(); ++i) {
+    bool trans = args.transposeB || args.bs[i].isScaled();
+    const Tensor &b = *args.bs[i].data;
+    degenerate |= b.rank() == 2 && b.dim(trans ? 0 : 1) == 0;
+  }
+  if (degenerate)
+    return composeAllGatherMatmul(group, args, results);
   bool wide = args.a.data->dtype() == DType::F64;
   for (const Operand &b : args.bs)
     wide |= b.data->dtype() == DType::F64;
@@ -126,10 +150,8 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
 
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(world.join(
-      group,
-      args.site + " (" + scheduleName(args.schedule) + ") on " +
-          a.typeString(),
-      &mine, nullptr, ex));
+      group, fusedSignature(args.site, args.schedule, {&a}, args.bs), &mine,
+      nullptr, ex));
   const int chunks = effectiveChunks(args.schedule, extL);
   auto originOf = [&](int step) {
     return ring ? (me - step + g) % g : (me + step) % g;
@@ -277,6 +299,11 @@ Status CpuBackend::matmulReduceScatter(const Group &group,
   if (args.reduction != Reduction::Sum && args.reduction != Reduction::Avg)
     return Status::error(args.site +
                          ": a fused reduce-scatter reduces with sum or avg");
+  const Tensor &b = *args.b.data;
+  bool trans = args.transposeB || args.b.isScaled();
+  if (lastExtent(*args.a.data) == 0 ||
+      (b.rank() == 2 && b.dim(trans ? 0 : 1) == 0))
+    return composeMatmulReduceScatter(group, args, results);
   if (needsDouble(args.a, args.b))
     return runMatmulReduceScatter<double>(group, args, results);
   return runMatmulReduceScatter<float>(group, args, results);
@@ -322,8 +349,8 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(world.join(
       group,
-      args.site + " (" + scheduleName(args.schedule) + ") on " +
-          a.typeString(),
+      fusedSignature(args.site, args.schedule,
+                     {&a, args.b.data, args.addend, args.bias}),
       published, nullptr, ex));
   const int chunks = effectiveChunks(args.schedule, extL);
   std::atomic<int64_t> &myProgress = *ex->progress[me];
@@ -517,5 +544,76 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
     results.push_back(std::move(unreduced));
   }
   results.push_back(std::move(reduced));
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Empty contractions and outputs
+//===----------------------------------------------------------------------===//
+
+/// `product` (+ bias over its last dim), rounded once to `outType`.
+static Tensor withBias(const Tensor &product, const Tensor *bias,
+                       DType outType) {
+  Tensor out(outType, product.shape());
+  int64_t n = lastExtent(product);
+  for (int64_t i = 0, e = out.numElements(); i < e; ++i)
+    out.set(i, product.get(i) + (bias && n ? bias->get(i % n) : 0.0));
+  return out;
+}
+
+Status CpuBackend::composeAllGatherMatmul(const Group &group,
+                                          const AllGatherMatmulArgs &args,
+                                          std::vector<Tensor> &results) {
+  Tensor gathered, gatheredScale;
+  TP_RETURN_IF_ERROR(allGather(group, *args.a.data, args.dim, args.site, gathered));
+  bool gatherScale = args.a.isScaled() && *args.a.scaling != Scaling::PerTensor;
+  if (gatherScale)
+    TP_RETURN_IF_ERROR(
+        allGather(group, *args.a.scale, args.dim, args.site, gatheredScale));
+  results.clear();
+  if (args.returnGathered) {
+    results.push_back(gathered);
+    if (args.a.isScaled())
+      results.push_back(gatherScale ? gatheredScale : *args.a.scale);
+  }
+  Operand a = args.a;
+  a.data = &gathered;
+  if (gatherScale)
+    a.scale = &gatheredScale;
+  for (size_t i = 0; i < args.bs.size(); ++i) {
+    Tensor product;
+    if (a.isScaled())
+      TP_RETURN_IF_ERROR(scaledMatmul(a, args.bs[i], args.biases[i],
+                                      args.outTypes[i], args.site, product));
+    else
+      TP_RETURN_IF_ERROR(matmul(gathered, *args.bs[i].data, args.transposeB,
+                                args.site, product));
+    results.push_back(a.isScaled()
+                          ? product
+                          : withBias(product, args.biases[i], args.outTypes[i]));
+  }
+  return Status::ok();
+}
+
+Status CpuBackend::composeMatmulReduceScatter(
+    const Group &group, const MatmulReduceScatterArgs &args,
+    std::vector<Tensor> &results) {
+  Tensor product;
+  if (args.a.isScaled())
+    TP_RETURN_IF_ERROR(scaledMatmul(args.a, args.b, nullptr, args.outType,
+                                    args.site, product));
+  else
+    TP_RETURN_IF_ERROR(matmul(*args.a.data, *args.b.data, args.transposeB,
+                              args.site, product));
+  if (args.addend)
+    for (int64_t i = 0, e = product.numElements(); i < e; ++i)
+      product.set(i, product.get(i) + args.addend->get(i));
+  Tensor reduced;
+  TP_RETURN_IF_ERROR(reduce(group, product, args.dim, /*scatter=*/true,
+                            args.reduction, args.site, reduced));
+  results.clear();
+  if (args.returnUnreduced)
+    results.push_back(withBias(product, nullptr, args.outType));
+  results.push_back(withBias(reduced, args.bias, args.outType));
   return Status::ok();
 }

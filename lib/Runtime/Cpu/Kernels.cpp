@@ -26,6 +26,8 @@ void cpu::copySlabs(const uint8_t *src, int64_t srcExtent, int64_t srcStart,
                     uint8_t *dst, int64_t dstExtent, int64_t dstStart,
                     int64_t count, const DimSplit &split, size_t bytes) {
   size_t slab = split.inner * bytes;
+  if (count == 0 || slab == 0)
+    return;
   for (int64_t o = 0; o < split.outer; ++o)
     std::memcpy(dst + (o * dstExtent + dstStart) * slab,
                 src + (o * srcExtent + srcStart) * slab, count * slab);
@@ -92,7 +94,9 @@ void cpu::loadBlock(const Operand &op, int64_t row0, int64_t rows,
 template <typename T> cpu::DenseMatrix<T>::DenseMatrix(const Operand &op) {
   const Tensor &data = *op.data;
   numCols = data.rank() ? data.shape().back() : 1;
-  numRows = numCols ? data.numElements() / numCols : 0;
+  numRows = 1;
+  for (int64_t i = 0; i + 1 < data.rank(); ++i)
+    numRows *= data.dim(i);
   bool direct = !op.isScaled() &&
                 ((sizeof(T) == 4 && data.dtype() == DType::F32) ||
                  (sizeof(T) == 8 && data.dtype() == DType::F64));

@@ -36,8 +36,10 @@ def main():
     parser.add_argument("--tp-opt", default=os.path.join(ROOT, "build", "bin", "tp-opt"))
     parser.add_argument("--layers", type=int, nargs="+", default=[2000, 5000, 10000, 20000])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--pipeline", default="--tp-async-tp=stats",
-                        help="tp-opt flags of the pipeline under test")
+    parser.add_argument("--pipeline",
+                        default="--tp-import --canonicalize --cse --tp-async-tp=stats --cse",
+                        help="tp-opt flags of the pipeline under test (default: the "
+                             "passes of tp-async-tp-pipeline, with fusion counts)")
     args = parser.parse_args()
 
     rows = []

@@ -26,6 +26,18 @@ struct TPImportPass : tp::impl::TPImportBase<TPImportPass> {
   using TPImportBase::TPImportBase;
 
   void runOnOperation() override {
+    // Most modules on the fusion path are already tp: skip the rewrite driver
+    // when nothing upstream is there to raise.
+    bool hasUpstream = getOperation()
+                           ->walk([](Operation *op) {
+                             return isa<shard::ShardDialect,
+                                        linalg::LinalgDialect>(op->getDialect())
+                                        ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+                           })
+                           .wasInterrupted();
+    if (!hasUpstream)
+      return;
     RewritePatternSet patterns(&getContext());
     populateShardToTPPatterns(patterns);
     populateLinalgToTPPatterns(patterns);

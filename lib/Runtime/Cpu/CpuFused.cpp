@@ -414,16 +414,22 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
     }
   };
   /// Rounds the finished piece [lo, hi) of `sum` into this rank's result.
+  std::vector<double> biasValues(args.bias ? n : 0);
+  for (int64_t j = 0; j < static_cast<int64_t>(biasValues.size()); ++j)
+    biasValues[j] = args.bias->get(j);
+  void *out = reduced.mutableData();
+  const bool f32 = args.outType == DType::F32;
+  const double scale = args.reduction == Reduction::Avg ? 1.0 / g : 1.0;
   auto finishPiece = [&](const double *sum, int64_t lo, int64_t hi) {
-    void *out = reduced.mutableData();
     forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
       for (int64_t i = offset; i < offset + length; ++i) {
-        double v = sum[i];
-        if (args.reduction == Reduction::Avg)
-          v /= g;
+        double v = sum[i] * scale;
         if (args.bias)
-          v += args.bias->get(i % n);
-        storeElement(out, args.outType, i, v);
+          v += biasValues[i % n];
+        if (f32)
+          static_cast<float *>(out)[i] = static_cast<float>(v);
+        else
+          storeElement(out, args.outType, i, v);
       }
     });
   };

@@ -65,6 +65,17 @@ std::string World::firstFailure() const {
   return failure;
 }
 
+Status World::giveUp(std::chrono::steady_clock::time_point deadline,
+                     const std::string &what) const {
+  if (hasFailed.load())
+    return Status::error("stopped in " + what + ": another rank failed");
+  if (std::chrono::steady_clock::now() > deadline)
+    return Status::error("timed out in " + what + " after " +
+                         std::to_string(timeout.count()) +
+                         " ms waiting for the other ranks");
+  return Status::ok();
+}
+
 Status World::waitFor(std::unique_lock<std::mutex> &lock,
                       std::condition_variable &cv,
                       const std::function<bool()> &ready,
@@ -73,12 +84,7 @@ Status World::waitFor(std::unique_lock<std::mutex> &lock,
   // Short waits, so a failure elsewhere (which cannot notify this cv) is
   // noticed promptly.
   while (!ready()) {
-    if (hasFailed.load())
-      return Status::error("stopped in " + what + ": another rank failed");
-    if (std::chrono::steady_clock::now() > deadline)
-      return Status::error("timed out in " + what + " after " +
-                           std::to_string(timeout.count()) +
-                           " ms waiting for the other ranks");
+    TP_RETURN_IF_ERROR(giveUp(deadline, what));
     cv.wait_for(lock, std::chrono::milliseconds(5));
   }
   return Status::ok();
@@ -88,12 +94,7 @@ Status World::spinFor(const std::function<bool()> &ready,
                       const std::string &what) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (int spins = 0; !ready(); ++spins) {
-    if (hasFailed.load())
-      return Status::error("stopped in " + what + ": another rank failed");
-    if (std::chrono::steady_clock::now() > deadline)
-      return Status::error("timed out in " + what + " after " +
-                           std::to_string(timeout.count()) +
-                           " ms waiting for the other ranks");
+    TP_RETURN_IF_ERROR(giveUp(deadline, what));
     if (spins < 64)
       std::this_thread::yield();
     else

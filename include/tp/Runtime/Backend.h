@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tp::rt {
@@ -47,6 +48,17 @@ struct Schedule {
   enum class Algorithm { Ring, PerPeer };
   Algorithm algorithm = Algorithm::PerPeer;
   int chunks = 1;
+
+  /// Pieces a share of `extent` is cut into: `chunks`, clamped to [1, extent].
+  int pieces(int64_t extent) const {
+    int64_t n = chunks < 1 ? 1 : chunks;
+    return static_cast<int>(extent < 1 ? 1 : (n < extent ? n : extent));
+  }
+  /// [lo, hi) of piece `j` of `extent` cut into `count` near-equal parts.
+  static std::pair<int64_t, int64_t> pieceRange(int64_t extent, int count,
+                                                int j) {
+    return {extent * j / count, extent * (j + 1) / count};
+  }
 };
 
 /// all_gather(a, dim) then one product per B (B broadcast over A's leading

@@ -111,6 +111,10 @@ public:
                  const std::string &what);
 
 private:
+  /// An error when another rank failed or `deadline` passed.
+  Status giveUp(std::chrono::steady_clock::time_point deadline,
+                const std::string &what) const;
+
   int size;
   std::chrono::milliseconds timeout;
   TraceRecorder *recorder;

@@ -30,15 +30,7 @@ using namespace tp::rt::cpu;
 
 namespace {
 
-/// [lo, hi) of piece `j` of `extent` cut into `chunks`.
-std::pair<int64_t, int64_t> pieceRange(int64_t extent, int chunks, int j) {
-  return {extent * j / chunks, extent * (j + 1) / chunks};
-}
-
-int effectiveChunks(const Schedule &schedule, int64_t extent) {
-  return static_cast<int>(
-      std::max<int64_t>(1, std::min<int64_t>(schedule.chunks, extent)));
-}
+constexpr auto pieceRange = Schedule::pieceRange;
 
 std::string scheduleName(const Schedule &schedule) {
   return schedule.algorithm == Schedule::Algorithm::Ring ? "ring" : "per_peer";
@@ -152,7 +144,7 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   TP_RETURN_IF_ERROR(world.join(
       group, fusedSignature(args.site, args.schedule, {&a}, args.bs), &mine,
       nullptr, ex));
-  const int chunks = effectiveChunks(args.schedule, extL);
+  const int chunks = args.schedule.pieces(extL);
   auto originOf = [&](int step) {
     return ring ? (me - step + g) % g : (me + step) % g;
   };
@@ -352,7 +344,7 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
       fusedSignature(args.site, args.schedule,
                      {&a, args.b.data, args.addend, args.bias}),
       published, nullptr, ex));
-  const int chunks = effectiveChunks(args.schedule, extL);
+  const int chunks = args.schedule.pieces(extL);
   std::atomic<int64_t> &myProgress = *ex->progress[me];
   auto peerBuffers = [&](int member) {
     return static_cast<std::vector<std::vector<T>> *>(

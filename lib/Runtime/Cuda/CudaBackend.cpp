@@ -168,6 +168,17 @@ private:
     ex.progress[me]->store(index + 1, std::memory_order_release);
     return Status::ok();
   }
+  /// Ends a fused op: reports a failure, lets `stream`'s reads of peers'
+  /// buffers finish, and leaves the exchange (which waits for every peer).
+  Status finish(const Group &group, const std::shared_ptr<Exchange> &ex,
+                const Status &status, cudaStream_t stream) {
+    if (!status.isOk())
+      world.fail(rank, status.message());
+    cudaStreamSynchronize(stream);
+    Status left = world.leave(group, ex);
+    TP_RETURN_IF_ERROR(status);
+    return left;
+  }
   /// A GEMM of row-major operands already on the device.
   Status deviceGemm(GemmProblem p, const void *a, const void *b, void *d,
                     cudaStream_t stream, const std::string &context) {
@@ -461,10 +472,7 @@ Status CudaBackend::scaledMatmul(const Operand &a, const Operand &b,
 // Fused schedules
 //===----------------------------------------------------------------------===//
 
-static std::pair<int64_t, int64_t> pieceRange(int64_t extent, int chunks,
-                                              int j) {
-  return {extent * j / chunks, extent * (j + 1) / chunks};
-}
+constexpr auto pieceRange = Schedule::pieceRange;
 
 Status CudaBackend::allGatherMatmul(const Group &group,
                                     const AllGatherMatmulArgs &args,
@@ -486,8 +494,7 @@ Status CudaBackend::allGatherMatmul(const Group &group,
   const int64_t totalRows = a.numElements() * g / k;
   const int64_t rowsPerSlab = kSplit ? 0 : local.inner / k;
   const size_t es = byteSize(a.dtype());
-  const int chunks = static_cast<int>(
-      std::max<int64_t>(1, std::min<int64_t>(args.schedule.chunks, extL)));
+  const int chunks = args.schedule.pieces(extL);
   const bool gatherScale = scaled && *args.a.scaling != Scaling::PerTensor;
 
   Tensor gathered(a.dtype(), gatheredShape);
@@ -675,12 +682,7 @@ Status CudaBackend::allGatherMatmul(const Group &group,
     if (status.isOk() && gatherScale)
       status = download(dGS, gatheredScale, compute, context);
   }
-  if (!status.isOk())
-    world.fail(rank, status.message());
-  cudaStreamSynchronize(comm);
-  Status left = world.leave(group, ex);
-  TP_RETURN_IF_ERROR(status);
-  TP_RETURN_IF_ERROR(left);
+  TP_RETURN_IF_ERROR(finish(group, ex, status, comm));
   results.clear();
   if (args.returnGathered) {
     results.push_back(gathered);
@@ -720,8 +722,7 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
   const int64_t totalRows = a.numElements() / k;
   const int64_t rowsPerSlab = nSplit ? 0 : split.inner / n;
   const size_t es = byteSize(a.dtype());
-  const int chunks = static_cast<int>(
-      std::max<int64_t>(1, std::min<int64_t>(args.schedule.chunks, extL)));
+  const int chunks = args.schedule.pieces(extL);
 
   void *dA, *dAS = nullptr, *dB, *dBS = nullptr, *dAddend = nullptr,
             *dBias = nullptr, *dW, *dStage, *dOut, *dPointers;
@@ -892,12 +893,7 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
     if (status.isOk())
       status = download(dP, unreduced, compute, context);
   }
-  if (!status.isOk())
-    world.fail(rank, status.message());
-  cudaStreamSynchronize(compute);
-  Status left = world.leave(group, ex);
-  TP_RETURN_IF_ERROR(status);
-  TP_RETURN_IF_ERROR(left);
+  TP_RETURN_IF_ERROR(finish(group, ex, status, compute));
   results.clear();
   if (args.returnUnreduced)
     results.push_back(std::move(unreduced));

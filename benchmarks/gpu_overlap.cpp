@@ -67,7 +67,8 @@ struct Bench {
     CHECK(cudaEventCreate(&stop));
     rank.resize(ranks);
     for (Rank &r : rank) {
-      CHECK(cudaStreamCreateWithPriority(&r.compute, cudaStreamNonBlocking, lo));
+      CHECK(
+          cudaStreamCreateWithPriority(&r.compute, cudaStreamNonBlocking, lo));
       CHECK(cudaStreamCreateWithPriority(&r.comm, cudaStreamNonBlocking, hi));
       r.pieces.resize(ranks * chunks);
       for (cudaEvent_t &e : r.pieces)
@@ -159,10 +160,12 @@ Row allGatherMatmul(Bench &b, int64_t m, int64_t k, int64_t n) {
   };
   int chunks = b.chunks;
   auto range = [&](int j) {
-    return std::pair<int64_t, int64_t>{shard * j / chunks, shard * (j + 1) / chunks};
+    return std::pair<int64_t, int64_t>{shard * j / chunks,
+                                       shard * (j + 1) / chunks};
   };
   Row row;
-  row.name = "all_gather+matmul K=" + std::to_string(k) + " N=" + std::to_string(n);
+  row.name =
+      "all_gather+matmul K=" + std::to_string(k) + " N=" + std::to_string(n);
   row.comm = b.time([&] {
     for (int r = 0; r < g; ++r)
       for (int s = 1; s < g; ++s)
@@ -234,10 +237,9 @@ Row matmulReduceScatter(Bench &b, int64_t m, int64_t k, int64_t n) {
                             "gemm"));
   };
   auto stage = [&](int r, int p) {
-    CHECK(cudaMemcpyAsync(staging[r] + p * slice * n,
-                          partials[p] + r * slice * n,
-                          slice * n * sizeof(float), cudaMemcpyDeviceToDevice,
-                          b.rank[r].comm));
+    CHECK(cudaMemcpyAsync(
+        staging[r] + p * slice * n, partials[p] + r * slice * n,
+        slice * n * sizeof(float), cudaMemcpyDeviceToDevice, b.rank[r].comm));
   };
   auto reduce = [&](int r) {
     CHECK(launchReduce(static_cast<const void *const *>(pointers[r]), g,
@@ -245,7 +247,8 @@ Row matmulReduceScatter(Bench &b, int64_t m, int64_t k, int64_t n) {
                        DType::BF16, 1, out[r], DType::BF16, b.rank[r].comm));
   };
   Row row;
-  row.name = "matmul+reduce_scatter K=" + std::to_string(k) + " N=" + std::to_string(n);
+  row.name = "matmul+reduce_scatter K=" + std::to_string(k) +
+             " N=" + std::to_string(n);
   row.gemm = b.time([&] {
     for (int r = 0; r < g; ++r)
       for (int c = 0; c < g; ++c)
@@ -343,11 +346,12 @@ int main(int argc, char **argv) {
       matmulReduceScatter(b, tokens, 8192, 8192),
   };
   std::printf("| layer | unfused ms | fused ms | GEMM ms | transfer ms | "
-              "comm share | efficiency | speedup |\n|---|---|---|---|---|---|---|---|\n");
+              "comm share | efficiency | speedup "
+              "|\n|---|---|---|---|---|---|---|---|\n");
   for (const Row &r : rows)
     std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.0f%% | %.2f | %.2fx |\n",
                 r.name.c_str(), r.unfused, r.fused, r.gemm, r.comm,
-                100.0 * r.comm / r.unfused,
-                std::max(r.gemm, r.comm) / r.fused, r.unfused / r.fused);
+                100.0 * r.comm / r.unfused, std::max(r.gemm, r.comm) / r.fused,
+                r.unfused / r.fused);
   return 0;
 }

@@ -1,4 +1,5 @@
-/*===- tp-c/Runtime.h - C API of the tp runtime --------------------*- C -*-===*\
+/*===- tp-c/Runtime.h - C API of the tp runtime --------------------*- C
+-*-===*\
 |*                                                                            *|
 |* Host tensors and SPMD execution of a tp function on N ranks with a runtime *|
 |* backend ("cpu", or "cuda" in builds with it). Errors come back as          *|
@@ -41,10 +42,9 @@ MLIR_CAPI_EXPORTED void tpTensorSet(TPTensor tensor, int64_t index,
  * on success `results` (ranks x number of results, rank-major) receives new
  * tensors the caller destroys. On failure the message (naming the rank that
  * failed first) goes to `onError`. */
-MLIR_CAPI_EXPORTED MlirLogicalResult
-tpRunSPMD(MlirOperation func, int ranks, const char *backend,
-          const TPTensor *inputs, TPTensor *results,
-          MlirStringCallback onError, void *userData);
+MLIR_CAPI_EXPORTED MlirLogicalResult tpRunSPMD(
+    MlirOperation func, int ranks, const char *backend, const TPTensor *inputs,
+    TPTensor *results, MlirStringCallback onError, void *userData);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,5 @@
-/*===- tp-c/TP.h - C API of the tp dialect and its pipeline --------*- C -*-===*\
+/*===- tp-c/TP.h - C API of the tp dialect and its pipeline --------*- C
+-*-===*\
 |*                                                                            *|
 |* Follows MLIR's C API conventions: a dialect handle, registration calls,    *|
 |* and functions over MlirModule / MlirOpPassManager that report failure as   *|
@@ -37,11 +38,12 @@ typedef struct TPAsyncTPPipelineOptions {
 } TPAsyncTPPipelineOptions;
 
 /* The defaults: no remarks, any single axis. */
-MLIR_CAPI_EXPORTED TPAsyncTPPipelineOptions tpAsyncTPPipelineOptionsDefault(void);
+MLIR_CAPI_EXPORTED TPAsyncTPPipelineOptions
+tpAsyncTPPipelineOptionsDefault(void);
 
 /* Appends import, canonicalize, cse, fuse, cse to `pm`. */
-MLIR_CAPI_EXPORTED void
-tpAddAsyncTPPipeline(MlirOpPassManager pm, TPAsyncTPPipelineOptions options);
+MLIR_CAPI_EXPORTED void tpAddAsyncTPPipeline(MlirOpPassManager pm,
+                                             TPAsyncTPPipelineOptions options);
 
 /* Runs the pipeline on `module` in place. */
 MLIR_CAPI_EXPORTED MlirLogicalResult

@@ -17,8 +17,8 @@ TPTensor tpTensorCreate(const char *dtype, const int64_t *shape,
   std::optional<::tp::rt::DType> type = ::tp::rt::parseDType(dtype);
   if (!type || rank < 0)
     return TPTensor{nullptr};
-  return TPTensor{new ::tp::rt::Tensor(
-      *type, std::vector<int64_t>(shape, shape + rank))};
+  return TPTensor{
+      new ::tp::rt::Tensor(*type, std::vector<int64_t>(shape, shape + rank))};
 }
 
 void tpTensorDestroy(TPTensor tensor) { delete unwrapTensor(tensor); }

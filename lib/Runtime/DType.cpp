@@ -11,11 +11,16 @@ struct DTypeInfo {
   size_t bytes;
 };
 constexpr DTypeInfo kInfo[] = {
-    {DType::F32, "f32", 4},          {DType::F64, "f64", 8},
-    {DType::F16, "f16", 2},          {DType::BF16, "bf16", 2},
-    {DType::F8E4M3FN, "f8E4M3FN", 1}, {DType::F8E5M2, "f8E5M2", 1},
-    {DType::F8E8M0FNU, "f8E8M0FNU", 1}, {DType::F4E2M1FN, "f4E2M1FN", 1},
-    {DType::I1, "i1", 1},            {DType::I32, "i32", 4},
+    {DType::F32, "f32", 4},
+    {DType::F64, "f64", 8},
+    {DType::F16, "f16", 2},
+    {DType::BF16, "bf16", 2},
+    {DType::F8E4M3FN, "f8E4M3FN", 1},
+    {DType::F8E5M2, "f8E5M2", 1},
+    {DType::F8E8M0FNU, "f8E8M0FNU", 1},
+    {DType::F4E2M1FN, "f4E2M1FN", 1},
+    {DType::I1, "i1", 1},
+    {DType::I32, "i32", 4},
     {DType::I64, "i64", 8},
 };
 } // namespace

@@ -1,4 +1,5 @@
-/*===- tp-capi-test.c - the C API, end to end ------------------------------===*\
+/*===- tp-capi-test.c - the C API, end to end
+------------------------------===*\
 |* Parses upstream per-rank IR, runs the async-TP pipeline through the C API, *|
 |* and prints the module (checked by lit). Also checks that bad input fails   *|
 |* cleanly.                                                                   *|
@@ -52,9 +53,11 @@ static void checkExecution(MlirModule module) {
     inputs[2 * r] = tpTensorCreate("f32", xShape, 2);
     inputs[2 * r + 1] = tpTensorCreate("f32", wShape, 2);
     for (int64_t i = 0; i < M * K; ++i)
-      tpTensorSet(inputs[2 * r], i, (double)((i * 7 + r * 13) % 11) / 11.0 - 0.5);
+      tpTensorSet(inputs[2 * r], i,
+                  (double)((i * 7 + r * 13) % 11) / 11.0 - 0.5);
     for (int64_t i = 0; i < K * N; ++i)
-      tpTensorSet(inputs[2 * r + 1], i, (double)((i * 5 + r * 3) % 9) / 9.0 - 0.5);
+      tpTensorSet(inputs[2 * r + 1], i,
+                  (double)((i * 5 + r * 3) % 9) / 9.0 - 0.5);
   }
   MlirLogicalResult ran =
       tpRunSPMD(func, RANKS, "cpu", inputs, results, printToStdout, NULL);
@@ -114,11 +117,12 @@ int main(void) {
   printf("\n");
   // CHECK-LABEL: func.func @col
   // CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<64x32xf32>)
-  // CHECK-NEXT:    %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 0
-  // CHECK-NEXT:    return %[[Y]]
+  // CHECK-NEXT:    %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp
+  // axes = [0] dim = 0 CHECK-NEXT:    return %[[Y]]
   checkExecution(module);
   // CHECK: executed on 4 ranks: max error {{[0-9.e+-]+}} (ok)
-  // CHECK: bad backend: rank {{[0-9]}} failed first: unknown backend 'tpu' -> failed
+  // CHECK: bad backend: rank {{[0-9]}} failed first: unknown backend 'tpu' ->
+  // failed
   mlirModuleDestroy(module);
 
   /* The same pipeline through a pass manager, by name. */
@@ -127,7 +131,8 @@ int main(void) {
   MlirPassManager pm = mlirPassManagerCreate(context);
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
   MlirLogicalResult parsed = mlirParsePassPipeline(
-      opm, mlirStringRefCreateFromCString("builtin.module(tp-async-tp-pipeline)"),
+      opm,
+      mlirStringRefCreateFromCString("builtin.module(tp-async-tp-pipeline)"),
       printToStdout, NULL);
   if (mlirLogicalResultIsFailure(parsed) ||
       mlirLogicalResultIsFailure(

@@ -6,12 +6,13 @@
 // RUN: not tp-run %s --entry rank_skips_collective --ranks 2 --timeout-ms 300 2>&1 | FileCheck %s --check-prefix=SKIP
 // RUN: not tp-run %s --entry unsupported --ranks 4 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OP
 // RUN: not tp-run %s --entry one_rank_fails --ranks 2 2>&1 | FileCheck %s --check-prefix=GRID
+// RUN: not tp-run %s --entry dynamic_bias --ranks 4 --arg-shape 1=7 2>&1 | FileCheck %s --check-prefix=BIAS
 
 shard.grid @tp(shape = 4)
 shard.grid @pair(shape = 2)
 
 // Rank 2 divides by zero; the others wait in the all-gather and stop.
-// ONE: tp-run: rank 2 failed first: 'arith.divsi' at {{.*}}tp-run-faults.mlir:22:13: integer division by zero
+// ONE: tp-run: rank 2 failed first: 'arith.divsi' at {{.*}}tp-run-faults.mlir:[[@LINE+8]]:13: integer division by zero
 func.func @one_rank_fails(%x: tensor<2x4xf32>) -> (tensor<8x4xf32>, i64) {
   %rank = tp.group_rank on @tp axes = [0]
   %c2 = arith.constant 2 : index
@@ -56,7 +57,7 @@ func.func @rank_skips_collective(%x: tensor<2x4xf32>, %y: tensor<4x4xf32>) -> te
   return %r : tensor<4x4xf32>
 }
 
-// UNKNOWN-OP: tp-run: rank {{[0-3]}} failed first: 'tensor.pad' at {{.*}}tp-run-faults.mlir:62:8: unsupported operation
+// UNKNOWN-OP: tp-run: rank {{[0-3]}} failed first: 'tensor.pad' at {{.*}}tp-run-faults.mlir:[[@LINE+3]]:8: unsupported operation
 func.func @unsupported(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[1, 0] high[1, 0] {
@@ -67,3 +68,12 @@ func.func @unsupported(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
 }
 
 // GRID: tp-run: rank {{[01]}} failed first: 'tp.group_rank' at {{.*}}: grid @tp has 4 ranks but the run has 2 (set --ranks)
+
+// A dynamic bias that turns out the wrong length at run time.
+// BIAS: tp-run: rank {{[0-3]}} failed first: 'tp.bias_add' at {{.*}}: bias tensor<7xf32> does not match the last dim of tensor<2x4xf32>
+func.func @dynamic_bias(%x: tensor<2x4xf32>, %b: tensor<?xf32>) -> tensor<2x4xf32> {
+  %d = tensor.cast %x : tensor<2x4xf32> to tensor<2x?xf32>
+  %y = tp.bias_add %d, %b : tensor<2x?xf32>, tensor<?xf32>
+  %r = tensor.cast %y : tensor<2x?xf32> to tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}

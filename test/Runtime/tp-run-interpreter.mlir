@@ -5,6 +5,7 @@
 // RUN: tp-run %s --entry activations | FileCheck %s --check-prefix=ACT
 // RUN: tp-run %s --entry control_flow --ranks 4 | FileCheck %s --check-prefix=FLOW
 // RUN: tp-run %s --entry slices | FileCheck %s --check-prefix=SLICE
+// RUN: tp-run %s --entry integers | FileCheck %s --check-prefix=INT
 
 shard.grid @tp(shape = 4)
 
@@ -106,4 +107,20 @@ func.func @slices() -> (tensor<2x2xf32>, tensor<16xf32>) {
   %back = tensor.insert_slice %mid into %zero[1, 1] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x4xf32>
   %flat = tensor.collapse_shape %back [[0, 1]] : tensor<4x4xf32> into tensor<16xf32>
   return %mid, %flat : tensor<2x2xf32>, tensor<16xf32>
+}
+
+// Narrow integers: unsigned ops see the type's bits, extsi of i1 true is -1.
+// INT: rank 0 result 0: tensor<i64> sum=2.147484e+09
+// INT: rank 0 result 1: tensor<i64> sum=-1.000000e+00
+func.func @integers() -> (tensor<i64>, tensor<i64>) {
+  %m1 = arith.constant -1 : i32
+  %c2 = arith.constant 2 : i32
+  %q = arith.divui %m1, %c2 : i32
+  %q64 = arith.extui %q : i32 to i64
+  %t = arith.constant true
+  %s = arith.extsi %t : i1 to i64
+  %e = tensor.empty() : tensor<i64>
+  %r0 = linalg.fill ins(%q64 : i64) outs(%e : tensor<i64>) -> tensor<i64>
+  %r1 = linalg.fill ins(%s : i64) outs(%e : tensor<i64>) -> tensor<i64>
+  return %r0, %r1 : tensor<i64>, tensor<i64>
 }

@@ -18,14 +18,14 @@ using namespace tp::rt;
 
 namespace {
 
-using RankFn = std::function<Status(Backend &, const Group &, int,
-                                    std::vector<Tensor> &)>;
+using RankFn =
+    std::function<Status(Backend &, const Group &, int, std::vector<Tensor> &)>;
 
 /// Runs `fn` on `ranks` threads with backends made by `make`.
-std::vector<std::vector<Tensor>>
-runRanks(int ranks,
-         const std::function<Status(World &, int, std::unique_ptr<Backend> &)> &make,
-         const RankFn &fn) {
+std::vector<std::vector<Tensor>> runRanks(
+    int ranks,
+    const std::function<Status(World &, int, std::unique_ptr<Backend> &)> &make,
+    const RankFn &fn) {
   World world(ranks, std::chrono::milliseconds(20000));
   std::vector<std::vector<Tensor>> results(ranks);
   std::vector<std::thread> threads;
@@ -88,72 +88,87 @@ protected:
 };
 
 TEST_F(CudaBackendTest, CollectivesMatchCpu) {
-  compareBackends(4, [](Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
-    Tensor x = random(DType::BF16, {8, 6, 16}, 10 + r), y;
-    out.resize(3);
-    TP_RETURN_IF_ERROR(b.allGather(g, x, 1, "ag", out[0]));
-    TP_RETURN_IF_ERROR(b.reduceScatter(g, x, 0, Reduction::Sum, "rs", out[1]));
-    return b.allReduce(g, x, Reduction::Avg, "ar", out[2]);
-  }, 1e-2);
+  compareBackends(
+      4,
+      [](Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
+        Tensor x = random(DType::BF16, {8, 6, 16}, 10 + r), y;
+        out.resize(3);
+        TP_RETURN_IF_ERROR(b.allGather(g, x, 1, "ag", out[0]));
+        TP_RETURN_IF_ERROR(
+            b.reduceScatter(g, x, 0, Reduction::Sum, "rs", out[1]));
+        return b.allReduce(g, x, Reduction::Avg, "ar", out[2]);
+      },
+      1e-2);
 }
 
 TEST_F(CudaBackendTest, FusedSchedulesMatchCpu) {
-  for (auto algorithm : {Schedule::Algorithm::PerPeer, Schedule::Algorithm::Ring})
+  for (auto algorithm :
+       {Schedule::Algorithm::PerPeer, Schedule::Algorithm::Ring})
     for (int chunks : {1, 3})
-      compareBackends(4, [&](Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
-        Tensor a = random(DType::BF16, {2, 6, 64}, r), w = random(DType::BF16, {32, 64}, 99);
-        Tensor bias = random(DType::BF16, {32}, 7);
-        AllGatherMatmulArgs ag;
-        ag.a = Operand::plain(&a);
-        ag.bs = {Operand::plain(&w)};
-        ag.biases = {&bias};
-        ag.outTypes = {DType::BF16};
-        ag.dim = 1;
-        ag.transposeB = true;
-        ag.returnGathered = true;
-        ag.schedule = {algorithm, chunks};
-        ag.site = "fused ag";
-        std::vector<Tensor> first;
-        TP_RETURN_IF_ERROR(b.allGatherMatmul(g, ag, first));
-        Tensor h = random(DType::BF16, {2, 8, 64}, 20 + r);
-        MatmulReduceScatterArgs rs;
-        rs.a = Operand::plain(&h);
-        rs.b = Operand::plain(&w);
-        rs.bias = &bias;
-        rs.outType = DType::BF16;
-        rs.dim = 1;
-        rs.transposeB = true;
-        rs.returnUnreduced = true;
-        rs.schedule = {algorithm, chunks};
-        rs.site = "fused rs";
-        std::vector<Tensor> second;
-        TP_RETURN_IF_ERROR(b.matmulReduceScatter(g, rs, second));
-        out = first;
-        out.insert(out.end(), second.begin(), second.end());
-        return Status::ok();
-      }, 3e-2);
+      compareBackends(
+          4,
+          [&](Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
+            Tensor a = random(DType::BF16, {2, 6, 64}, r),
+                   w = random(DType::BF16, {32, 64}, 99);
+            Tensor bias = random(DType::BF16, {32}, 7);
+            AllGatherMatmulArgs ag;
+            ag.a = Operand::plain(&a);
+            ag.bs = {Operand::plain(&w)};
+            ag.biases = {&bias};
+            ag.outTypes = {DType::BF16};
+            ag.dim = 1;
+            ag.transposeB = true;
+            ag.returnGathered = true;
+            ag.schedule = {algorithm, chunks};
+            ag.site = "fused ag";
+            std::vector<Tensor> first;
+            TP_RETURN_IF_ERROR(b.allGatherMatmul(g, ag, first));
+            Tensor h = random(DType::BF16, {2, 8, 64}, 20 + r);
+            MatmulReduceScatterArgs rs;
+            rs.a = Operand::plain(&h);
+            rs.b = Operand::plain(&w);
+            rs.bias = &bias;
+            rs.outType = DType::BF16;
+            rs.dim = 1;
+            rs.transposeB = true;
+            rs.returnUnreduced = true;
+            rs.schedule = {algorithm, chunks};
+            rs.site = "fused rs";
+            std::vector<Tensor> second;
+            TP_RETURN_IF_ERROR(b.matmulReduceScatter(g, rs, second));
+            out = first;
+            out.insert(out.end(), second.begin(), second.end());
+            return Status::ok();
+          },
+          3e-2);
 }
 
 TEST_F(CudaBackendTest, ScaledMatmulMatchesCpu) {
-  for (Scaling mode : {Scaling::PerTensor, Scaling::RowWise, Scaling::MXFP8, Scaling::NVFP4})
-    compareBackends(1, [&](Backend &b, const Group &, int, std::vector<Tensor> &out) {
-      DType data = mode == Scaling::NVFP4 ? DType::F4E2M1FN : DType::F8E4M3FN;
-      Quantized qa, qb;
-      std::string error;
-      if (!quantize(random(DType::F32, {32, 64}, 1), mode, data, qa, error) ||
-          !quantize(random(DType::F32, {48, 64}, 2), mode, data, qb, error))
-        return Status::error(error);
-      Operand a = Operand::plain(&qa.data), w = Operand::plain(&qb.data);
-      a.scale = &qa.scale;
-      w.scale = &qb.scale;
-      if (mode == Scaling::NVFP4) {
-        a.globalScale = &qa.globalScale;
-        w.globalScale = &qb.globalScale;
-      }
-      a.scaling = w.scaling = mode;
-      out.resize(1);
-      return b.scaledMatmul(a, w, nullptr, DType::BF16, "scaled", out[0]);
-    }, 2e-2);
+  for (Scaling mode :
+       {Scaling::PerTensor, Scaling::RowWise, Scaling::MXFP8, Scaling::NVFP4})
+    compareBackends(
+        1,
+        [&](Backend &b, const Group &, int, std::vector<Tensor> &out) {
+          DType data =
+              mode == Scaling::NVFP4 ? DType::F4E2M1FN : DType::F8E4M3FN;
+          Quantized qa, qb;
+          std::string error;
+          if (!quantize(random(DType::F32, {32, 64}, 1), mode, data, qa,
+                        error) ||
+              !quantize(random(DType::F32, {48, 64}, 2), mode, data, qb, error))
+            return Status::error(error);
+          Operand a = Operand::plain(&qa.data), w = Operand::plain(&qb.data);
+          a.scale = &qa.scale;
+          w.scale = &qb.scale;
+          if (mode == Scaling::NVFP4) {
+            a.globalScale = &qa.globalScale;
+            w.globalScale = &qb.globalScale;
+          }
+          a.scaling = w.scaling = mode;
+          out.resize(1);
+          return b.scaledMatmul(a, w, nullptr, DType::BF16, "scaled", out[0]);
+        },
+        2e-2);
 }
 
 } // namespace

@@ -37,47 +37,57 @@ using namespace mlir;
 namespace cl = llvm::cl;
 namespace rt = ::tp::rt;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input file>"),
-                                      cl::Required);
-static cl::opt<int> numRanks("ranks", cl::desc("Number of ranks"), cl::init(1));
+static cl::OptionCategory runOptions("tp-run options");
+
+static cl::opt<std::string> inputFile(cl::cat(runOptions), cl::Positional,
+                                      cl::desc("<input file>"), cl::Required);
+static cl::opt<int> numRanks(cl::cat(runOptions), "ranks",
+                             cl::desc("Number of ranks"), cl::init(1));
 static cl::opt<std::string>
-    entryName("entry", cl::desc("Function to run (default: the only public one)"));
-static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
+    entryName(cl::cat(runOptions), "entry",
+              cl::desc("Function to run (default: the only public one)"));
+static cl::opt<uint64_t> seed(cl::cat(runOptions), "seed",
+                              cl::desc("Seed of the random inputs"),
                               cl::init(0));
 static cl::opt<std::string> backendName(
-    "backend",
+    cl::cat(runOptions), "backend",
     cl::desc("Runtime backend: cpu (ranks are threads; BLAS GEMMs) or cuda "
              "(cuBLASLt GEMMs and copy-engine transfers on streams; rank r on "
              "GPU r % #GPUs; in builds with the CUDA backend)"),
     cl::init("cpu"));
 static cl::opt<std::string> compareBackend(
-    "compare-backend",
+    cl::cat(runOptions), "compare-backend",
     cl::desc("Backend of the --compare-pipeline run (default: --backend)"));
 static cl::opt<std::string>
-    inputDir("input-dir", cl::desc("Read rank R's argument I from D/rankR/argI.npy"));
+    inputDir(cl::cat(runOptions), "input-dir",
+             cl::desc("Read rank R's argument I from D/rankR/argI.npy"));
 static cl::opt<std::string>
-    dumpDir("dump-dir",
+    dumpDir(cl::cat(runOptions), "dump-dir",
             cl::desc("Write D/rankR/argI.npy and D/rankR/resultJ.npy"));
 static cl::opt<std::string>
-    pipeline("pipeline", cl::desc("Pass pipeline applied before running"));
+    pipeline(cl::cat(runOptions), "pipeline",
+             cl::desc("Pass pipeline applied before running"));
 static cl::opt<std::string> comparePipeline(
-    "compare-pipeline",
+    cl::cat(runOptions), "compare-pipeline",
     cl::desc("Also run the program after this pipeline ('' = as given) and "
              "compare every result on every rank"),
     cl::init("\x01"));
 static cl::opt<std::string>
-    traceFile("trace", cl::desc("Write a Chrome trace-event JSON file"));
+    traceFile(cl::cat(runOptions), "trace",
+              cl::desc("Write a Chrome trace-event JSON file"));
 static cl::opt<int64_t>
-    dimSize("dim-size", cl::desc("Size of every dynamic dim of the arguments"),
+    dimSize(cl::cat(runOptions), "dim-size",
+            cl::desc("Size of every dynamic dim of the arguments"),
             cl::init(0));
 static cl::list<std::string>
-    argShapes("arg-shape", cl::desc("Shape of argument I: I=AxBxC"));
+    argShapes(cl::cat(runOptions), "arg-shape",
+              cl::desc("Shape of argument I: I=AxBxC"));
 static cl::opt<int64_t>
-    timeoutMs("timeout-ms",
+    timeoutMs(cl::cat(runOptions), "timeout-ms",
               cl::desc("Give up when a rank waits longer than this"),
               cl::init(60000));
 static cl::opt<double> tolerance(
-    "tolerance",
+    cl::cat(runOptions), "tolerance",
     cl::desc("Largest |a - b| / max|b| accepted per result (default: by "
              "element type, 1e-4 for f32)"),
     cl::init(-1));
@@ -103,8 +113,7 @@ static LogicalResult runPipeline(ModuleOp module, const std::string &text) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   if (failed(parsePassPipeline(unanchored(text), pm, os))) {
-    llvm::errs() << "tp-run: bad pipeline '" << text << "': " << errors
-                 << "\n";
+    llvm::errs() << "tp-run: bad pipeline '" << text << "': " << errors << "\n";
     return failure();
   }
   return pm.run(module);
@@ -211,7 +220,8 @@ static bool readInputs(func::FuncOp entry,
 
 static bool dump(const std::vector<mlir::tp::RankValues> &perRank) {
   for (auto [rank, values] : llvm::enumerate(perRank)) {
-    std::string dir = (llvm::Twine(dumpDir) + "/rank" + llvm::Twine(rank)).str();
+    std::string dir =
+        (llvm::Twine(dumpDir) + "/rank" + llvm::Twine(rank)).str();
     if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
       fail("cannot create " + dir + ": " + ec.message());
       return false;
@@ -284,15 +294,17 @@ static bool compare(const std::vector<mlir::tp::RankValues> &actual,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::tp::registerTPPassesAndPipelines();
+  cl::HideUnrelatedOptions(runOptions);
   cl::ParseCommandLineOptions(argc, argv,
                               "tp-run: execute tp programs on N ranks\n");
   if (numRanks < 1)
     return fail("--ranks must be at least 1");
   auto backends = mlir::tp::availableBackends();
-  for (const std::string &name : {backendName.getValue(), compareBackend.getValue()})
+  for (const std::string &name :
+       {backendName.getValue(), compareBackend.getValue()})
     if (!name.empty() && !llvm::is_contained(backends, name))
-      return fail("unknown backend '" + name + "'; this build has: " +
-                  llvm::join(backends, ", "));
+      return fail("unknown backend '" + name +
+                  "'; this build has: " + llvm::join(backends, ", "));
 
   DialectRegistry registry;
   mlir::tp::registerTPDialects(registry);
@@ -331,7 +343,8 @@ int main(int argc, char **argv) {
         return 1;
       continue;
     }
-    status = mlir::tp::makeRandomInputs(entry, shapes, seed, r, perRank[r].args);
+    status =
+        mlir::tp::makeRandomInputs(entry, shapes, seed, r, perRank[r].args);
     if (!status)
       return fail(status.message());
   }
@@ -356,10 +369,9 @@ int main(int argc, char **argv) {
       double sum = 0;
       for (int64_t k = 0, n = t.numElements(); k < n; ++k)
         sum += t.get(k);
-      llvm::outs() << "rank " << r << " result " << j << ": "
-                   << t.typeString() << " sum=" << llvm::format("%.6e", sum)
-                   << " checksum=" << llvm::format_hex_no_prefix(checksum(t), 16)
-                   << "\n";
+      llvm::outs() << "rank " << r << " result " << j << ": " << t.typeString()
+                   << " sum=" << llvm::format("%.6e", sum) << " checksum="
+                   << llvm::format_hex_no_prefix(checksum(t), 16) << "\n";
     }
   if (!dumpDir.empty() && !dump(perRank))
     return 1;
@@ -376,7 +388,8 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> reference = original->clone();
   if (failed(runPipeline(*reference, comparePipeline)))
     return 1;
-  func::FuncOp referenceEntry = reference->lookupSymbol<func::FuncOp>(entry.getName());
+  func::FuncOp referenceEntry =
+      reference->lookupSymbol<func::FuncOp>(entry.getName());
   if (!referenceEntry ||
       referenceEntry.getFunctionType() != entry.getFunctionType())
     return fail("the compared program has no function @" + entry.getName() +
@@ -394,9 +407,9 @@ int main(int argc, char **argv) {
   std::string against = (comparePipeline.empty() ? std::string("as given")
                                                  : comparePipeline.getValue()) +
                         " on " + options.backend;
-  std::string ran = (pipeline.empty() ? std::string("as given")
-                                      : pipeline.getValue()) +
-                    " on " + backendName.getValue();
+  std::string ran =
+      (pipeline.empty() ? std::string("as given") : pipeline.getValue()) +
+      " on " + backendName.getValue();
   if (!compare(perRank, referenceRuns, worst)) {
     llvm::outs() << "compare: FAILED (" << ran << " vs " << against << ")\n";
     return 1;

@@ -94,9 +94,8 @@ public:
   virtual ~Backend();
   virtual std::string name() const = 0;
 
-  virtual Status allGather(const Group &group, const Tensor &input,
-                           int64_t dim, const std::string &site,
-                           Tensor &result) = 0;
+  virtual Status allGather(const Group &group, const Tensor &input, int64_t dim,
+                           const std::string &site, Tensor &result) = 0;
   virtual Status reduceScatter(const Group &group, const Tensor &input,
                                int64_t dim, Reduction reduction,
                                const std::string &site, Tensor &result) = 0;

@@ -60,9 +60,11 @@ rt::Status executeSPMD(func::FuncOp entry, const ExecutionOptions &options,
 
 /// Shapes of `entry`'s arguments with dynamic dims resolved: `argShapes[i]`
 /// when given, else every dynamic dim set to `dynamicSize` (> 0).
-rt::Status resolveArgumentShapes(
-    func::FuncOp entry, const std::map<unsigned, std::vector<int64_t>> &argShapes,
-    int64_t dynamicSize, std::vector<std::vector<int64_t>> &shapes);
+rt::Status
+resolveArgumentShapes(func::FuncOp entry,
+                      const std::map<unsigned, std::vector<int64_t>> &argShapes,
+                      int64_t dynamicSize,
+                      std::vector<std::vector<int64_t>> &shapes);
 
 /// Seeded pseudo-random inputs, different per rank and argument: floats
 /// uniform in [-1, 1), FP8/FP4 finite codes, e8m0 scales near 1, integers in

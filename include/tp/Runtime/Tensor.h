@@ -37,7 +37,9 @@ public:
   template <typename T> const T *as() const {
     return static_cast<const T *>(data());
   }
-  template <typename T> T *mutableAs() { return static_cast<T *>(mutableData()); }
+  template <typename T> T *mutableAs() {
+    return static_cast<T *>(mutableData());
+  }
 
   /// Element `flat` (row-major) as a double, decoding low-precision types.
   double get(int64_t flat) const;

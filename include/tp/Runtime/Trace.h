@@ -33,8 +33,8 @@ public:
   size_t size() const;
 
   /// Writes {"traceEvents": [...], "displayTimeUnit": "ms"} (ts and dur are
-  /// microseconds; chrome://tracing accepts only ms or ns here) with process and
-  /// thread names ("rank R", "compute"/"comm"/"host").
+  /// microseconds; chrome://tracing accepts only ms or ns here) with process
+  /// and thread names ("rank R", "compute"/"comm"/"host").
   bool writeJson(const std::string &path, std::string &error) const;
 
 private:
@@ -53,11 +53,11 @@ private:
 /// recorder.
 class TraceScope {
 public:
-  TraceScope(TraceRecorder *recorder, int rank, Stream stream,
-             std::string name, std::string category)
+  TraceScope(TraceRecorder *recorder, int rank, Stream stream, std::string name,
+             std::string category)
       : recorder(recorder), rank(rank), stream(stream), name(std::move(name)),
-        category(std::move(category)),
-        start(recorder ? recorder->nowUs() : 0) {}
+        category(std::move(category)), start(recorder ? recorder->nowUs() : 0) {
+  }
   ~TraceScope() {
     if (recorder)
       recorder->record(rank, stream, std::move(name), std::move(category),

@@ -91,8 +91,8 @@ public:
   /// Waits until `ready()` holds. Returns an error naming `what` when another
   /// rank failed or the timeout passed. `ready` is polled with `lock` held.
   Status waitFor(std::unique_lock<std::mutex> &lock,
-                 std::condition_variable &cv, const std::function<bool()> &ready,
-                 const std::string &what);
+                 std::condition_variable &cv,
+                 const std::function<bool()> &ready, const std::string &what);
   /// Spins (yielding) until `ready()` holds; for lock-free progress counters.
   Status spinFor(const std::function<bool()> &ready, const std::string &what);
 

@@ -28,14 +28,15 @@ struct TPImportPass : tp::impl::TPImportBase<TPImportPass> {
   void runOnOperation() override {
     // Most modules on the fusion path are already tp: skip the rewrite driver
     // when nothing upstream is there to raise.
-    bool hasUpstream = getOperation()
-                           ->walk([](Operation *op) {
-                             return isa<shard::ShardDialect,
-                                        linalg::LinalgDialect>(op->getDialect())
-                                        ? WalkResult::interrupt()
-                                        : WalkResult::advance();
-                           })
-                           .wasInterrupted();
+    bool hasUpstream =
+        getOperation()
+            ->walk([](Operation *op) {
+              return isa<shard::ShardDialect, linalg::LinalgDialect>(
+                         op->getDialect())
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
+            })
+            .wasInterrupted();
     if (!hasUpstream)
       return;
     RewritePatternSet patterns(&getContext());
@@ -44,15 +45,15 @@ struct TPImportPass : tp::impl::TPImportBase<TPImportPass> {
     // Leave everything the patterns do not raise exactly as it was.
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     if (!emitRemarks)
       return;
     getOperation()->walk([](Operation *op) {
       if (std::optional<std::string> why = whyNotRaised(op))
-        emitRemark(op->getLoc()) << "'" << op->getName() << "' not raised: "
-                                 << *why;
+        emitRemark(op->getLoc())
+            << "'" << op->getName() << "' not raised: " << *why;
     });
   }
 };

@@ -96,8 +96,7 @@ std::optional<std::string> import::whyCollectiveNotRaised(Operation *op) {
 
 namespace {
 
-template <typename OpTy>
-struct RaisePattern : OpRewritePattern<OpTy> {
+template <typename OpTy> struct RaisePattern : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(OpTy op,
@@ -138,15 +137,15 @@ struct RaisePattern : OpRewritePattern<OpTy> {
       rewriter.eraseOp(op);
       return success();
     }
-    rewriter.replaceOpWithNewOp<AllReduceOp>(op, op.getInput(),
-                                             op.getGridAttr(),
-                                             op.getGridAxesAttr(), kind);
+    rewriter.replaceOpWithNewOp<AllReduceOp>(
+        op, op.getInput(), op.getGridAttr(), op.getGridAxesAttr(), kind);
     return success();
   }
 
   /// This rank's slice: offset group_rank * local extent along the axis.
   LogicalResult raise(shard::AllSliceOp op, PatternRewriter &rewriter) const {
-    if (auto reduce = op.getInput().template getDefiningOp<shard::AllReduceOp>())
+    if (auto reduce =
+            op.getInput().template getDefiningOp<shard::AllReduceOp>())
       if (getSliceOf(reduce) == op)
         return rewriter.notifyMatchFailure(op, "raised with its all_reduce");
     Location loc = op.getLoc();
@@ -200,8 +199,8 @@ struct RaisePattern : OpRewritePattern<OpTy> {
     SmallVector<int16_t> axes;
     for (int16_t axis = 0; axis < grid.getRank(); ++axis)
       axes.push_back(axis);
-    rewriter.replaceOpWithNewOp<GroupRankOp>(op, op.getGridAttr(),
-                                             rewriter.getDenseI16ArrayAttr(axes));
+    rewriter.replaceOpWithNewOp<GroupRankOp>(
+        op, op.getGridAttr(), rewriter.getDenseI16ArrayAttr(axes));
     return success();
   }
 };
@@ -209,10 +208,9 @@ struct RaisePattern : OpRewritePattern<OpTy> {
 } // namespace
 
 void tp::populateShardToTPPatterns(RewritePatternSet &patterns) {
-  patterns.add<RaisePattern<shard::AllGatherOp>,
-               RaisePattern<shard::ReduceScatterOp>,
-               RaisePattern<shard::AllReduceOp>, RaisePattern<shard::AllSliceOp>,
-               RaisePattern<shard::ProcessMultiIndexOp>,
-               RaisePattern<shard::ProcessLinearIndexOp>>(
-      patterns.getContext());
+  patterns.add<
+      RaisePattern<shard::AllGatherOp>, RaisePattern<shard::ReduceScatterOp>,
+      RaisePattern<shard::AllReduceOp>, RaisePattern<shard::AllSliceOp>,
+      RaisePattern<shard::ProcessMultiIndexOp>,
+      RaisePattern<shard::ProcessLinearIndexOp>>(patterns.getContext());
 }

@@ -4,8 +4,9 @@
 // classified by their indexing maps alone (named ops expose theirs too):
 //   A (m, k)      x B (k, n) | (n, k)     -> C (m, n)       tp.matmul
 //   A (b, m, k)   x B (k, n) | (n, k)     -> C (b, m, n)    tp.batch_matmul
-//   A (.., m, k)  x B (k, n) | (n, k)     -> C (.., m, n)   collapse, matmul, expand
-//   A (b, m, k)   x B (b, k, n) | (b, n, k) -> C (b, m, n)  tp.batch_matmul
+//   A (.., m, k)  x B (k, n) | (n, k)     -> C (.., m, n)   collapse, matmul,
+//   expand A (b, m, k)   x B (b, k, n) | (b, n, k) -> C (b, m, n)
+//   tp.batch_matmul
 // A linalg contraction accumulates into its init; unless the init is zero
 // (linalg.fill of 0 or tensor.empty), an arith.addf adds it after the product.
 //
@@ -62,7 +63,8 @@ static FailureOr<Contraction> classify(linalg::LinalgOp op, std::string &why) {
     return failure();
   }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); })) {
+  if (!llvm::all_of(maps,
+                    [](AffineMap m) { return m.isProjectedPermutation(); })) {
     why = "its indexing maps are not projected permutations";
     return failure();
   }
@@ -78,6 +80,10 @@ static FailureOr<Contraction> classify(linalg::LinalgOp op, std::string &why) {
                         c = dimsOf(maps[2]);
   if (!llvm::is_sorted(c) || c.empty()) {
     why = "it writes a transposed result";
+    return failure();
+  }
+  if (a.size() < 2) {
+    why = "its A has no row dim (a vector-matrix product)";
     return failure();
   }
   if (a.back() != k) {
@@ -149,7 +155,8 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
     Location loc = op.getLoc();
     Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
     Value init = op.getDpsInits()[0];
-    UnitAttr transposeB = form->transposeB ? rewriter.getUnitAttr() : UnitAttr();
+    UnitAttr transposeB =
+        form->transposeB ? rewriter.getUnitAttr() : UnitAttr();
     Value product;
     switch (form->kind) {
     case ContractionKind::Matmul:

@@ -130,14 +130,14 @@ template <typename T>
 static Status runMatmul(const Tensor &a, const Tensor &b, bool transposeB,
                         const std::string &site, Tensor &result) {
   if (a.rank() < 2 || (b.rank() != 2 && b.rank() != a.rank()))
-    return Status::error(site + ": cannot multiply " + a.typeString() +
-                         " by " + b.typeString());
+    return Status::error(site + ": cannot multiply " + a.typeString() + " by " +
+                         b.typeString());
   int64_t k = a.shape().back();
   int64_t bk = b.dim(b.rank() - (transposeB ? 1 : 2));
   int64_t n = b.dim(b.rank() - (transposeB ? 2 : 1));
   if (k != bk)
-    return Status::error(site + ": contraction dims differ: " +
-                         a.typeString() + " and " + b.typeString());
+    return Status::error(site + ": contraction dims differ: " + a.typeString() +
+                         " and " + b.typeString());
   std::vector<int64_t> shape = a.shape();
   shape.back() = n;
   result = Tensor(a.dtype(), shape);
@@ -151,8 +151,10 @@ static Status runMatmul(const Tensor &a, const Tensor &b, bool transposeB,
     gemm<T>(transposeB, am.rows(), n, k, am.data(), k, bm.data(),
             transposeB ? k : n, c, n, T(0));
   } else {
-    int64_t batch = b.numElements() / (k * n);
-    int64_t m = am.rows() / batch;
+    int64_t batch = 1;
+    for (int64_t d = 0; d + 2 < b.rank(); ++d)
+      batch *= b.dim(d);
+    int64_t m = batch ? am.rows() / batch : 0;
     for (int64_t i = 0; i < batch; ++i)
       gemm<T>(transposeB, m, n, k, am.data() + i * m * k, k,
               bm.data() + i * k * n, transposeB ? k : n, c + i * m * n, n,
@@ -179,8 +181,7 @@ Status CpuBackend::scaledMatmul(const Operand &a, const Operand &b,
   DenseMatrix<float> am(a), bm(b);
   if (am.cols() != bm.cols())
     return Status::error(site + ": contraction dims differ: " +
-                         a.data->typeString() + " and " +
-                         b.data->typeString());
+                         a.data->typeString() + " and " + b.data->typeString());
   std::vector<int64_t> shape = a.data->shape();
   shape.back() = bm.rows();
   result = Tensor(outType, shape);

@@ -111,7 +111,8 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   }
   GatherBuffers mine{
       static_cast<const uint8_t *>(a.data()),
-      gatherScale ? static_cast<const uint8_t *>(args.a.scale->data()) : nullptr,
+      gatherScale ? static_cast<const uint8_t *>(args.a.scale->data())
+                  : nullptr,
       static_cast<uint8_t *>(gathered.mutableData()),
       gatherScale ? static_cast<uint8_t *>(gatheredScale.mutableData())
                   : nullptr};
@@ -141,9 +142,9 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
       accumulators.emplace_back(totalRows * n, T(0));
 
   std::shared_ptr<Exchange> ex;
-  TP_RETURN_IF_ERROR(world.join(
-      group, fusedSignature(args.site, args.schedule, {&a}, args.bs), &mine,
-      nullptr, ex));
+  TP_RETURN_IF_ERROR(
+      world.join(group, fusedSignature(args.site, args.schedule, {&a}, args.bs),
+                 &mine, nullptr, ex));
   const int chunks = args.schedule.pieces(extL);
   auto originOf = [&](int step) {
     return ring ? (me - step + g) % g : (me + step) % g;
@@ -157,8 +158,8 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
               byteSize(a.dtype()));
     if (gatherScale)
       copySlabs(fromShard ? from.scaleShard : from.gatheredScale, srcExtent,
-                srcStart, mine.gatheredScale, extG, origin * extL + lo,
-                hi - lo, scaleSplit, byteSize(args.a.scale->dtype()));
+                srcStart, mine.gatheredScale, extG, origin * extL + lo, hi - lo,
+                scaleSplit, byteSize(args.a.scale->dtype()));
   };
   std::atomic<int64_t> &myProgress = *ex->progress[me];
 
@@ -181,8 +182,12 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
           int left = (me - 1 + g) % g;
           int64_t needed = int64_t(step - 1) * chunks + j;
           commStatus = world.spinFor(
-              [&] { return ex->progress[left]->load(std::memory_order_acquire) > needed; },
-              args.site + " waiting for rank " + std::to_string(group.member(left)));
+              [&] {
+                return ex->progress[left]->load(std::memory_order_acquire) >
+                       needed;
+              },
+              args.site + " waiting for rank " +
+                  std::to_string(group.member(left)));
           from = static_cast<const GatherBuffers *>(ex->published[left]);
         } else {
           from = static_cast<const GatherBuffers *>(ex->published[origin]);
@@ -200,8 +205,8 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   gatheredA.data = &gathered;
   if (gatherScale)
     gatheredA.scale = &gatheredScale;
-  const bool directA = !args.a.isScaled() && std::is_same_v<T, float> &&
-                       a.dtype() == DType::F32;
+  const bool directA =
+      !args.a.isScaled() && std::is_same_v<T, float> && a.dtype() == DType::F32;
   const int64_t rowsPerSlab = kSplit ? 0 : local.inner / k;
   std::vector<T> aBlock, cBlock;
   Status status;
@@ -339,11 +344,11 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   std::vector<std::vector<T>> sums(ring ? g : 0, std::vector<T>(sliceSize));
   std::vector<std::vector<T>> *published = ring ? &sums : &partials;
   std::shared_ptr<Exchange> ex;
-  TP_RETURN_IF_ERROR(world.join(
-      group,
-      fusedSignature(args.site, args.schedule,
-                     {&a, args.b.data, args.addend, args.bias}),
-      published, nullptr, ex));
+  TP_RETURN_IF_ERROR(
+      world.join(group,
+                 fusedSignature(args.site, args.schedule,
+                                {&a, args.b.data, args.addend, args.bias}),
+                 published, nullptr, ex));
   const int chunks = args.schedule.pieces(extL);
   std::atomic<int64_t> &myProgress = *ex->progress[me];
   auto peerBuffers = [&](int member) {
@@ -373,8 +378,7 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   /// this rank's partial for piece [lo, hi) of rank c's slice.
   auto computePiece = [&](int c, int64_t lo, int64_t hi, T *dst) {
     TraceScope scope(world.trace(), rank, Stream::Compute,
-                     "gemm for r" + std::to_string(group.member(c)),
-                     "gemm");
+                     "gemm for r" + std::to_string(group.member(c)), "gemm");
     if (nSplit) {
       int64_t n0 = c * extL + lo, cols = hi - lo;
       const T *b = bm.data() + (trans ? n0 * k : n0);
@@ -437,8 +441,12 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
         for (int p = 0; p < g && commStatus.isOk(); ++p) {
           int64_t needed = int64_t((me - p - 1 + 2 * g) % g) * chunks + j;
           commStatus = world.spinFor(
-              [&] { return ex->progress[p]->load(std::memory_order_acquire) > needed; },
-              args.site + " waiting for rank " + std::to_string(group.member(p)));
+              [&] {
+                return ex->progress[p]->load(std::memory_order_acquire) >
+                       needed;
+              },
+              args.site + " waiting for rank " +
+                  std::to_string(group.member(p)));
           if (!commStatus.isOk())
             break;
           TraceScope scope(world.trace(), rank, Stream::Comm,
@@ -479,8 +487,12 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
         if (step > 0) {
           int64_t needed = int64_t(step - 1) * chunks + j;
           status = world.spinFor(
-              [&] { return ex->progress[left]->load(std::memory_order_acquire) > needed; },
-              args.site + " waiting for rank " + std::to_string(group.member(left)));
+              [&] {
+                return ex->progress[left]->load(std::memory_order_acquire) >
+                       needed;
+              },
+              args.site + " waiting for rank " +
+                  std::to_string(group.member(left)));
           if (!status.isOk())
             break;
           TraceScope scope(world.trace(), rank, Stream::Comm,
@@ -563,7 +575,8 @@ Status CpuBackend::composeAllGatherMatmul(const Group &group,
                                           const AllGatherMatmulArgs &args,
                                           std::vector<Tensor> &results) {
   Tensor gathered, gatheredScale;
-  TP_RETURN_IF_ERROR(allGather(group, *args.a.data, args.dim, args.site, gathered));
+  TP_RETURN_IF_ERROR(
+      allGather(group, *args.a.data, args.dim, args.site, gathered));
   bool gatherScale = args.a.isScaled() && *args.a.scaling != Scaling::PerTensor;
   if (gatherScale)
     TP_RETURN_IF_ERROR(
@@ -586,16 +599,17 @@ Status CpuBackend::composeAllGatherMatmul(const Group &group,
     else
       TP_RETURN_IF_ERROR(matmul(gathered, *args.bs[i].data, args.transposeB,
                                 args.site, product));
-    results.push_back(a.isScaled()
-                          ? product
-                          : withBias(product, args.biases[i], args.outTypes[i]));
+    results.push_back(
+        a.isScaled() ? product
+                     : withBias(product, args.biases[i], args.outTypes[i]));
   }
   return Status::ok();
 }
 
-Status CpuBackend::composeMatmulReduceScatter(
-    const Group &group, const MatmulReduceScatterArgs &args,
-    std::vector<Tensor> &results) {
+Status
+CpuBackend::composeMatmulReduceScatter(const Group &group,
+                                       const MatmulReduceScatterArgs &args,
+                                       std::vector<Tensor> &results) {
   Tensor product;
   if (args.a.isScaled())
     TP_RETURN_IF_ERROR(scaledMatmul(args.a, args.b, nullptr, args.outType,

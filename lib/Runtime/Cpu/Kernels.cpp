@@ -39,8 +39,15 @@ void cpu::gemm<float>(bool transposeB, int64_t m, int64_t n, int64_t k,
                       float *c, int64_t ldc, float beta) {
   if (m == 0 || n == 0)
     return;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-              m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  if (k == 0) { // an empty sum: BLAS rejects lda = 0
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        c[i * ldc + j] *= beta;
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans,
+              transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b,
+              ldb, beta, c, ldc);
 }
 
 template <>
@@ -49,8 +56,15 @@ void cpu::gemm<double>(bool transposeB, int64_t m, int64_t n, int64_t k,
                        int64_t ldb, double *c, int64_t ldc, double beta) {
   if (m == 0 || n == 0)
     return;
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-              m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
+  if (k == 0) { // an empty sum: BLAS rejects lda = 0
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        c[i * ldc + j] *= beta;
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, CblasNoTrans,
+              transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b,
+              ldb, beta, c, ldc);
 }
 
 /// The dequantization factor of element (row, col) of a scaled operand.
@@ -71,8 +85,8 @@ static double scaleAt(const Operand &op, int64_t row, int64_t col,
 }
 
 template <typename T>
-void cpu::loadBlock(const Operand &op, int64_t row0, int64_t rows,
-                    int64_t col0, int64_t cols, T *out) {
+void cpu::loadBlock(const Operand &op, int64_t row0, int64_t rows, int64_t col0,
+                    int64_t cols, T *out) {
   const Tensor &data = *op.data;
   int64_t width = data.shape().back();
   for (int64_t r = 0; r < rows; ++r) {
@@ -97,9 +111,9 @@ template <typename T> cpu::DenseMatrix<T>::DenseMatrix(const Operand &op) {
   numRows = 1;
   for (int64_t i = 0; i + 1 < data.rank(); ++i)
     numRows *= data.dim(i);
-  bool direct = !op.isScaled() &&
-                ((sizeof(T) == 4 && data.dtype() == DType::F32) ||
-                 (sizeof(T) == 8 && data.dtype() == DType::F64));
+  bool direct =
+      !op.isScaled() && ((sizeof(T) == 4 && data.dtype() == DType::F32) ||
+                         (sizeof(T) == 8 && data.dtype() == DType::F64));
   if (direct) {
     ptr = static_cast<const T *>(data.data());
     return;

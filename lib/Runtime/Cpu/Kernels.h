@@ -27,8 +27,8 @@ DimSplit splitAt(const std::vector<int64_t> &shape, int64_t dim);
 /// (extent srcExtent, starting at srcStart) to `dst` (extent dstExtent,
 /// starting at dstStart). Element size `bytes`.
 void copySlabs(const uint8_t *src, int64_t srcExtent, int64_t srcStart,
-               uint8_t *dst, int64_t dstExtent, int64_t dstStart,
-               int64_t count, const DimSplit &split, size_t bytes);
+               uint8_t *dst, int64_t dstExtent, int64_t dstStart, int64_t count,
+               const DimSplit &split, size_t bytes);
 
 /// C[M, N] = alpha * A[M, K] @ op(B) + beta * C, with leading dimensions;
 /// op(B) is B[K, N], or B[N, K]^T when transposeB. T is float or double.

@@ -18,9 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tp/Runtime/CudaBackend.h"
 #include "Kernels.h"
 #include "LtGemm.h"
-#include "tp/Runtime/CudaBackend.h"
 #include "tp/Runtime/Trace.h"
 
 #include <map>
@@ -39,8 +39,8 @@ namespace {
 
 /// What a rank publishes for a collective on the GPU.
 struct DevicePublished {
-  const uint8_t *data = nullptr;    // input (or gathered buffer for ring)
-  const uint8_t *scale = nullptr;   // gathered scale (scaled all-gather)
+  const uint8_t *data = nullptr;  // input (or gathered buffer for ring)
+  const uint8_t *scale = nullptr; // gathered scale (scaled all-gather)
   const std::vector<cudaEvent_t> *events = nullptr;
 };
 
@@ -79,9 +79,12 @@ public:
     TP_CUDA(cudaSetDevice(device));
     int lowest = 0, highest = 0;
     TP_CUDA(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
-    TP_CUDA(cudaStreamCreateWithPriority(&compute, cudaStreamNonBlocking, lowest));
-    TP_CUDA(cudaStreamCreateWithPriority(&comm, cudaStreamNonBlocking, highest));
-    TP_CUDA(cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device));
+    TP_CUDA(
+        cudaStreamCreateWithPriority(&compute, cudaStreamNonBlocking, lowest));
+    TP_CUDA(
+        cudaStreamCreateWithPriority(&comm, cudaStreamNonBlocking, highest));
+    TP_CUDA(cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount,
+                                   device));
     return gemm.init(context);
   }
 
@@ -94,9 +97,8 @@ public:
                        Tensor &result) override {
     return reduce(group, input, dim, true, reduction, site, result);
   }
-  Status allReduce(const Group &group, const Tensor &input,
-                   Reduction reduction, const std::string &site,
-                   Tensor &result) override {
+  Status allReduce(const Group &group, const Tensor &input, Reduction reduction,
+                   const std::string &site, Tensor &result) override {
     return reduce(group, input, 0, false, reduction, site, result);
   }
   Status matmul(const Tensor &a, const Tensor &b, bool transposeB,
@@ -251,11 +253,11 @@ Status CudaBackend::allGather(const Group &group, const Tensor &input,
     status = waitPeer(*ex, i, 0, comm, context);
     auto *peer = static_cast<const DevicePublished *>(ex->published[i]);
     if (status.isOk())
-      status = check(copySlabs(peer->data, s.extent, 0,
-                               static_cast<uint8_t *>(out), s.extent * g,
-                               i * s.extent, s.extent, s,
-                               byteSize(input.dtype()), comm),
-                     "cudaMemcpy2DAsync", context);
+      status =
+          check(copySlabs(peer->data, s.extent, 0, static_cast<uint8_t *>(out),
+                          s.extent * g, i * s.extent, s.extent, s,
+                          byteSize(input.dtype()), comm),
+                "cudaMemcpy2DAsync", context);
   }
   if (status.isOk())
     status = download(out, result, comm, context);
@@ -264,8 +266,8 @@ Status CudaBackend::allGather(const Group &group, const Tensor &input,
   return left;
 }
 
-Status CudaBackend::reduce(const Group &group, const Tensor &input,
-                           int64_t dim, bool scatter, Reduction reduction,
+Status CudaBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
+                           bool scatter, Reduction reduction,
                            const std::string &site, Tensor &result) {
   const std::string &context = site;
   TraceScope scope(world.trace(), rank, Stream::Comm,
@@ -286,7 +288,8 @@ Status CudaBackend::reduce(const Group &group, const Tensor &input,
   TP_RETURN_IF_ERROR(upload(input, "rd.in", in, comm, context));
   TP_RETURN_IF_ERROR(buffer("rd.staging", sliceBytes * g, staging, context));
   TP_RETURN_IF_ERROR(buffer("rd.out", sliceBytes, out, context));
-  TP_RETURN_IF_ERROR(buffer("rd.pointers", sizeof(void *) * g, pointers, context));
+  TP_RETURN_IF_ERROR(
+      buffer("rd.pointers", sizeof(void *) * g, pointers, context));
   std::vector<const void *> slots(g);
   for (int i = 0; i < g; ++i)
     slots[i] = static_cast<uint8_t *>(staging) + i * sliceBytes;
@@ -305,19 +308,18 @@ Status CudaBackend::reduce(const Group &group, const Tensor &input,
     status = waitPeer(*ex, i, 0, comm, context);
     auto *peer = static_cast<const DevicePublished *>(ex->published[i]);
     if (status.isOk())
-      status = check(copySlabs(peer->data, s.extent,
-                               scatter ? group.index * extent : 0,
-                               static_cast<uint8_t *>(staging) + i * sliceBytes,
-                               extent, 0, extent, slice,
-                               byteSize(input.dtype()), comm),
-                     "cudaMemcpy2DAsync", context);
+      status = check(
+          copySlabs(peer->data, s.extent, scatter ? group.index * extent : 0,
+                    static_cast<uint8_t *>(staging) + i * sliceBytes, extent, 0,
+                    extent, slice, byteSize(input.dtype()), comm),
+          "cudaMemcpy2DAsync", context);
   }
   if (status.isOk())
-    status = check(launchReduce(static_cast<const void *const *>(pointers), g,
-                                input.dtype(), result.numElements(), reduction,
-                                nullptr, input.dtype(), 1, out, input.dtype(),
-                                comm),
-                   "reduce kernel", context);
+    status =
+        check(launchReduce(static_cast<const void *const *>(pointers), g,
+                           input.dtype(), result.numElements(), reduction,
+                           nullptr, input.dtype(), 1, out, input.dtype(), comm),
+              "reduce kernel", context);
   if (status.isOk())
     status = download(out, result, comm, context);
   Status left = world.leave(group, ex);
@@ -336,8 +338,8 @@ Status CudaBackend::matmul(const Tensor &a, const Tensor &b, bool transposeB,
   int64_t k = a.shape().back();
   int64_t n = b.dim(b.rank() - (transposeB ? 2 : 1));
   if (b.dim(b.rank() - (transposeB ? 1 : 2)) != k || a.dtype() != b.dtype())
-    return Status::error(site + ": cannot multiply " + a.typeString() +
-                         " by " + b.typeString());
+    return Status::error(site + ": cannot multiply " + a.typeString() + " by " +
+                         b.typeString());
   std::vector<int64_t> shape = a.shape();
   shape.back() = n;
   result = Tensor(a.dtype(), shape);
@@ -358,14 +360,16 @@ Status CudaBackend::matmul(const Tensor &a, const Tensor &b, bool transposeB,
     TP_RETURN_IF_ERROR(deviceGemm(p, da, db, dd, compute, context));
   } else {
     // Batched B: one GEMM per batch entry.
-    int64_t batch = b.numElements() / (k * n);
+    int64_t batch = 1;
+    for (int64_t d = 0; d + 2 < b.rank(); ++d)
+      batch *= b.dim(d);
     p.m = a.numElements() / k / batch;
     size_t es = byteSize(a.dtype());
     for (int64_t i = 0; i < batch; ++i)
-      TP_RETURN_IF_ERROR(deviceGemm(p, static_cast<uint8_t *>(da) + i * p.m * k * es,
-                                    static_cast<uint8_t *>(db) + i * k * n * es,
-                                    static_cast<uint8_t *>(dd) + i * p.m * n * es,
-                                    compute, context));
+      TP_RETURN_IF_ERROR(deviceGemm(
+          p, static_cast<uint8_t *>(da) + i * p.m * k * es,
+          static_cast<uint8_t *>(db) + i * k * n * es,
+          static_cast<uint8_t *>(dd) + i * p.m * n * es, compute, context));
   }
   return download(dd, result, compute, context);
 }
@@ -375,10 +379,9 @@ Status CudaBackend::matmul(const Tensor &a, const Tensor &b, bool transposeB,
 /// bf16 first (native MXFP8/NVFP4 GEMMs need sm_100).
 Status CudaBackend::scaledGemm(const Operand &a, const void *aData,
                                const void *aScale, const Operand &b,
-                               const void *bData, const void *bScale,
-                               int64_t m, int64_t n, int64_t k,
-                               const void *bias, DType outType, void *d,
-                               cudaStream_t stream,
+                               const void *bData, const void *bScale, int64_t m,
+                               int64_t n, int64_t k, const void *bias,
+                               DType outType, void *d, cudaStream_t stream,
                                const std::string &context) {
   Scaling mode = *a.scaling;
   GemmProblem p;
@@ -397,7 +400,7 @@ Status CudaBackend::scaledGemm(const Operand &a, const void *aData,
     p.aScale = static_cast<const float *>(aScale);
     p.bScale = static_cast<const float *>(bScale);
     p.rowWise = mode == Scaling::RowWise;
-    if (gemm.supports(p))
+    if (gemm.supports(p, aData, bData, d))
       return deviceGemm(p, aData, bData, d, stream, context);
     if (mode == Scaling::RowWise) {
       // Unit-scaled FP8 GEMM to fp32, then the row and column scales.
@@ -412,7 +415,8 @@ Status CudaBackend::scaledGemm(const Operand &a, const void *aData,
       unitScaled.aScale = unitScaled.bScale = static_cast<float *>(unit);
       unitScaled.dType = DType::F32;
       unitScaled.bias = nullptr;
-      TP_RETURN_IF_ERROR(deviceGemm(unitScaled, aData, bData, acc, stream, context));
+      TP_RETURN_IF_ERROR(
+          deviceGemm(unitScaled, aData, bData, acc, stream, context));
       TP_CUDA(launchScaleRowsCols(static_cast<float *>(acc), m, n,
                                   static_cast<const float *>(aScale),
                                   static_cast<const float *>(bScale), stream));
@@ -449,7 +453,8 @@ Status CudaBackend::scaledMatmul(const Operand &a, const Operand &b,
                                  const Tensor *bias, DType outType,
                                  const std::string &site, Tensor &result) {
   const std::string &context = site;
-  TraceScope scope(world.trace(), rank, Stream::Compute, "scaled_matmul", "gemm");
+  TraceScope scope(world.trace(), rank, Stream::Compute, "scaled_matmul",
+                   "gemm");
   int64_t k = a.data->shape().back(), n = b.data->dim(0);
   int64_t m = a.data->numElements() / k;
   std::vector<int64_t> shape = a.data->shape();
@@ -486,6 +491,9 @@ Status CudaBackend::allGatherMatmul(const Group &group,
   const bool scaled = args.a.isScaled();
   if (kSplit && scaled)
     return Status::error(context + ": a scaled all-gather cannot split K");
+  if (a.numElements() == 0 || a.shape().back() == 0)
+    return Status::error(context + ": the CUDA backend does not run fused "
+                                   "ops on empty operands");
   const Split local = splitAt(a.shape(), d);
   const int64_t extL = local.extent, extG = extL * g;
   std::vector<int64_t> gatheredShape = a.shape();
@@ -509,7 +517,8 @@ Status CudaBackend::allGatherMatmul(const Group &group,
     scaleSplit = splitAt(args.a.scale->shape(), d);
     TP_RETURN_IF_ERROR(buffer("agm.GS", bytesOf(gatheredScale), dGS, context));
   } else if (scaled) {
-    TP_RETURN_IF_ERROR(upload(*args.a.scale, "agm.as", dAScale, compute, context));
+    TP_RETURN_IF_ERROR(
+        upload(*args.a.scale, "agm.as", dAScale, compute, context));
   }
   // This rank's shard (and scale) straight into its place in the gathered
   // buffer; its pieces are then ready.
@@ -520,10 +529,10 @@ Status CudaBackend::allGatherMatmul(const Group &group,
                             local.outer, cudaMemcpyHostToDevice, comm));
   if (gatherScale) {
     size_t scaleSlab = scaleSplit.inner * byteSize(args.a.scale->dtype());
-    TP_CUDA(cudaMemcpy2DAsync(static_cast<uint8_t *>(dGS) + me * extL * scaleSlab,
-                              extG * scaleSlab, args.a.scale->data(),
-                              extL * scaleSlab, extL * scaleSlab,
-                              scaleSplit.outer, cudaMemcpyHostToDevice, comm));
+    TP_CUDA(cudaMemcpy2DAsync(
+        static_cast<uint8_t *>(dGS) + me * extL * scaleSlab, extG * scaleSlab,
+        args.a.scale->data(), extL * scaleSlab, extL * scaleSlab,
+        scaleSplit.outer, cudaMemcpyHostToDevice, comm));
   }
   for (int j = 0; j < chunks; ++j)
     TP_CUDA(cudaEventRecord(events[j], comm));
@@ -548,15 +557,18 @@ Status CudaBackend::allGatherMatmul(const Group &group,
     std::string id = std::to_string(i);
     TP_RETURN_IF_ERROR(upload(*b.data, "agm.b" + id, dB[i], compute, context));
     if (b.isScaled())
-      TP_RETURN_IF_ERROR(upload(*b.scale, "agm.bs" + id, dBS[i], compute, context));
+      TP_RETURN_IF_ERROR(
+          upload(*b.scale, "agm.bs" + id, dBS[i], compute, context));
     if (args.biases[i])
-      TP_RETURN_IF_ERROR(upload(*args.biases[i], "agm.bias" + id, dBias[i],
-                                compute, context));
-    TP_RETURN_IF_ERROR(buffer("agm.d" + id, bytesOf(products.back()), dD[i], context));
+      TP_RETURN_IF_ERROR(
+          upload(*args.biases[i], "agm.bias" + id, dBias[i], compute, context));
+    TP_RETURN_IF_ERROR(
+        buffer("agm.d" + id, bytesOf(products.back()), dD[i], context));
     if (kSplit) {
-      TP_RETURN_IF_ERROR(buffer("agm.acc" + id, sizeof(float) * totalRows * ns[i],
-                                dAcc[i], context));
-      TP_CUDA(cudaMemsetAsync(dAcc[i], 0, sizeof(float) * totalRows * ns[i], compute));
+      TP_RETURN_IF_ERROR(buffer(
+          "agm.acc" + id, sizeof(float) * totalRows * ns[i], dAcc[i], context));
+      TP_CUDA(cudaMemsetAsync(dAcc[i], 0, sizeof(float) * totalRows * ns[i],
+                              compute));
     }
   }
 
@@ -564,7 +576,8 @@ Status CudaBackend::allGatherMatmul(const Group &group,
                        &events};
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(world.join(
-      group, context + (ring ? " (ring) on " : " (per_peer) on ") + a.typeString(),
+      group,
+      context + (ring ? " (ring) on " : " (per_peer) on ") + a.typeString(),
       &mine, nullptr, ex));
   ex->progress[me]->store(chunks, std::memory_order_release);
   auto originOf = [&](int step) {
@@ -588,11 +601,11 @@ Status CudaBackend::allGatherMatmul(const Group &group,
                                extG, at, hi - lo, local, es, comm),
                      "cudaMemcpy2DAsync", context);
       if (status.isOk() && gatherScale)
-        status = check(copySlabs(peer->scale, extG, at,
-                                 static_cast<uint8_t *>(dGS), extG, at, hi - lo,
-                                 scaleSplit, byteSize(args.a.scale->dtype()),
-                                 comm),
-                       "cudaMemcpy2DAsync", context);
+        status =
+            check(copySlabs(peer->scale, extG, at, static_cast<uint8_t *>(dGS),
+                            extG, at, hi - lo, scaleSplit,
+                            byteSize(args.a.scale->dtype()), comm),
+                  "cudaMemcpy2DAsync", context);
       if (status.isOk())
         status = announce(*ex, me, int64_t(step) * chunks + j, comm, context);
     }
@@ -622,8 +635,8 @@ Status CudaBackend::allGatherMatmul(const Group &group,
           p.dType = DType::F32;
           p.transposeB = trans;
           p.beta = 1.0f;
-          const uint8_t *bPtr = static_cast<uint8_t *>(dB[i]) +
-                                (trans ? col0 : col0 * n) * es;
+          const uint8_t *bPtr =
+              static_cast<uint8_t *>(dB[i]) + (trans ? col0 : col0 * n) * es;
           status = deviceGemm(p, static_cast<uint8_t *>(dG) + col0 * es, bPtr,
                               dAcc[i], compute, context);
           continue;
@@ -645,9 +658,10 @@ Status CudaBackend::allGatherMatmul(const Group &group,
           p.dType = args.outTypes[i];
           p.transposeB = trans;
           p.bias = dBias[i];
-          status = deviceGemm(p, static_cast<uint8_t *>(dG) + row0 * k * es,
-                              dB[i], static_cast<uint8_t *>(dD[i]) + row0 * n * outEs,
-                              compute, context);
+          status =
+              deviceGemm(p, static_cast<uint8_t *>(dG) + row0 * k * es, dB[i],
+                         static_cast<uint8_t *>(dD[i]) + row0 * n * outEs,
+                         compute, context);
           continue;
         }
         // Scaled: one GEMM per leading block, with the rows' scales.
@@ -655,26 +669,25 @@ Status CudaBackend::allGatherMatmul(const Group &group,
         int64_t scalePerRow = gatherScale ? scaleSplit.inner / rowsPerSlab : 0;
         for (int64_t o = 0; o < local.outer && status.isOk(); ++o) {
           int64_t r0 = o * extG * rowsPerSlab + row0;
-          const void *aScale =
-              gatherScale ? static_cast<uint8_t *>(dGS) + r0 * scalePerRow * scaleEs
-                          : dAScale;
+          const void *aScale = gatherScale ? static_cast<uint8_t *>(dGS) +
+                                                 r0 * scalePerRow * scaleEs
+                                           : dAScale;
           Operand aPiece = args.a;
-          status = scaledGemm(aPiece, static_cast<uint8_t *>(dG) + r0 * k * es,
-                              aScale, b, dB[i], dBS[i], rows, n, k, dBias[i],
-                              args.outTypes[i],
-                              static_cast<uint8_t *>(dD[i]) + r0 * n * outEs,
-                              compute, context);
+          status = scaledGemm(
+              aPiece, static_cast<uint8_t *>(dG) + r0 * k * es, aScale, b,
+              dB[i], dBS[i], rows, n, k, dBias[i], args.outTypes[i],
+              static_cast<uint8_t *>(dD[i]) + r0 * n * outEs, compute, context);
         }
       }
     }
   }
   if (status.isOk() && kSplit)
     for (size_t i = 0; i < args.bs.size() && status.isOk(); ++i)
-      status = check(launchConvert(static_cast<float *>(dAcc[i]),
-                                   totalRows * ns[i], dBias[i],
-                                   args.outTypes[i], ns[i], dD[i],
-                                   args.outTypes[i], compute),
-                     "convert kernel", context);
+      status =
+          check(launchConvert(static_cast<float *>(dAcc[i]), totalRows * ns[i],
+                              dBias[i], args.outTypes[i], ns[i], dD[i],
+                              args.outTypes[i], compute),
+                "convert kernel", context);
   for (size_t i = 0; i < products.size() && status.isOk(); ++i)
     status = download(dD[i], products[i], compute, context);
   if (status.isOk() && args.returnGathered) {
@@ -699,7 +712,8 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
                                         std::vector<Tensor> &results) {
   const std::string &context = args.site;
   if (args.reduction != Reduction::Sum && args.reduction != Reduction::Avg)
-    return Status::error(context + ": a fused reduce-scatter reduces with sum or avg");
+    return Status::error(context +
+                         ": a fused reduce-scatter reduces with sum or avg");
   const Tensor &a = *args.a.data;
   const int g = group.size(), me = group.index;
   const bool scaled = args.a.isScaled();
@@ -713,16 +727,21 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
   const Split split = splitAt(productShape, d);
   if (split.extent % g != 0)
     return Status::error(context + ": dim " + std::to_string(d) +
-                         " is not divisible by the group size " + std::to_string(g));
+                         " is not divisible by the group size " +
+                         std::to_string(g));
   const int64_t extL = split.extent / g;
   std::vector<int64_t> reducedShape = productShape;
   reducedShape[d] = extL;
   Tensor reduced(args.outType, reducedShape);
   const int64_t slice = reduced.numElements();
+  if (k == 0 || n == 0 || a.numElements() == 0)
+    return Status::error(context + ": the CUDA backend does not run fused "
+                                   "ops on empty operands");
   const int64_t totalRows = a.numElements() / k;
   const int64_t rowsPerSlab = nSplit ? 0 : split.inner / n;
   const size_t es = byteSize(a.dtype());
-  const int chunks = args.schedule.pieces(extL);
+  // A scaled GEMM writes dense blocks: an N split takes its slice whole.
+  const int chunks = scaled && nSplit ? 1 : args.schedule.pieces(extL);
 
   void *dA, *dAS = nullptr, *dB, *dBS = nullptr, *dAddend = nullptr,
             *dBias = nullptr, *dW, *dStage, *dOut, *dPointers;
@@ -745,7 +764,8 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
   TP_RETURN_IF_ERROR(buffer("rs.w", sliceBytes * g, dW, context));
   TP_RETURN_IF_ERROR(buffer("rs.stage", sliceBytes * g, dStage, context));
   TP_RETURN_IF_ERROR(buffer("rs.out", bytesOf(reduced), dOut, context));
-  TP_RETURN_IF_ERROR(buffer("rs.pointers", sizeof(void *) * g, dPointers, context));
+  TP_RETURN_IF_ERROR(
+      buffer("rs.pointers", sizeof(void *) * g, dPointers, context));
   std::vector<const void *> slots(g);
   for (int i = 0; i < g; ++i)
     slots[i] = static_cast<uint8_t *>(dStage) + i * sliceBytes;
@@ -758,8 +778,13 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
 
   DevicePublished mine{static_cast<uint8_t *>(dW), nullptr, &events};
   std::shared_ptr<Exchange> ex;
-  TP_RETURN_IF_ERROR(world.join(group, context + " (per_peer) on " + a.typeString(),
-                                &mine, nullptr, ex));
+  TP_RETURN_IF_ERROR(
+      world.join(group,
+                 context + " (per_peer) on " + a.typeString() + " " +
+                     args.b.data->typeString() +
+                     (args.addend ? " " + args.addend->typeString() : "") +
+                     (args.bias ? " " + args.bias->typeString() : ""),
+                 &mine, nullptr, ex));
   /// Copies piece [lo, hi) of a [.., extL, ..] slice between f32 buffers
   /// (slices of the product along dim d, or column blocks for an N split).
   auto copyPiece = [&](const void *src, int64_t srcPitchElems, int64_t srcStart,
@@ -767,17 +792,18 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
                        int64_t lo, int64_t hi, size_t elemBytes,
                        cudaMemcpyKind kind, cudaStream_t stream) {
     if (nSplit)
-      return cudaMemcpy2DAsync(static_cast<uint8_t *>(dst) + (dstStart + lo) * elemBytes,
-                               dstPitchElems * elemBytes,
-                               static_cast<const uint8_t *>(src) + (srcStart + lo) * elemBytes,
-                               srcPitchElems * elemBytes, (hi - lo) * elemBytes,
-                               totalRows, kind, stream);
+      return cudaMemcpy2DAsync(
+          static_cast<uint8_t *>(dst) + (dstStart + lo) * elemBytes,
+          dstPitchElems * elemBytes,
+          static_cast<const uint8_t *>(src) + (srcStart + lo) * elemBytes,
+          srcPitchElems * elemBytes, (hi - lo) * elemBytes, totalRows, kind,
+          stream);
     size_t run = split.inner * elemBytes;
-    return cudaMemcpy2DAsync(static_cast<uint8_t *>(dst) + (dstStart + lo) * run,
-                             dstPitchElems * run,
-                             static_cast<const uint8_t *>(src) + (srcStart + lo) * run,
-                             srcPitchElems * run, (hi - lo) * run, split.outer,
-                             kind, stream);
+    return cudaMemcpy2DAsync(
+        static_cast<uint8_t *>(dst) + (dstStart + lo) * run,
+        dstPitchElems * run,
+        static_cast<const uint8_t *>(src) + (srcStart + lo) * run,
+        srcPitchElems * run, (hi - lo) * run, split.outer, kind, stream);
   };
 
   Status status;
@@ -788,13 +814,13 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
       auto [lo, hi] = pieceRange(extL, chunks, j);
       float *w = partial(c);
       if (args.addend)
-        status = check(nSplit ? copyPiece(dAddend, n, c * extL, w, extL, 0, lo,
-                                          hi, sizeof(float),
-                                          cudaMemcpyDeviceToDevice, compute)
-                              : copyPiece(dAddend, split.extent, c * extL, w,
-                                          extL, 0, lo, hi, sizeof(float),
-                                          cudaMemcpyDeviceToDevice, compute),
-                       "cudaMemcpy2DAsync", context);
+        status = check(
+            nSplit
+                ? copyPiece(dAddend, n, c * extL, w, extL, 0, lo, hi,
+                            sizeof(float), cudaMemcpyDeviceToDevice, compute)
+                : copyPiece(dAddend, split.extent, c * extL, w, extL, 0, lo, hi,
+                            sizeof(float), cudaMemcpyDeviceToDevice, compute),
+            "cudaMemcpy2DAsync", context);
       GemmProblem p;
       p.n = n;
       p.k = k;
@@ -811,14 +837,16 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
         p.n = hi - lo;
         p.ldd = extL;
         int64_t n0 = c * extL + lo;
-        const uint8_t *b = static_cast<uint8_t *>(dB) + (trans ? n0 * k : n0) * es;
-        status = scaled ? scaledGemm(args.a, dA, dAS, args.b, b,
-                                     static_cast<uint8_t *>(dBS) + n0 *
-                                         (args.b.scale->numElements() / n) *
-                                         byteSize(args.b.scale->dtype()),
-                                     totalRows, hi - lo, k, nullptr, DType::F32,
-                                     w + lo, compute, context)
-                        : deviceGemm(p, dA, b, w + lo, compute, context);
+        const uint8_t *b =
+            static_cast<uint8_t *>(dB) + (trans ? n0 * k : n0) * es;
+        status = scaled
+                     ? scaledGemm(args.a, dA, dAS, args.b, b,
+                                  static_cast<uint8_t *>(dBS) +
+                                      n0 * (args.b.scale->numElements() / n) *
+                                          byteSize(args.b.scale->dtype()),
+                                  totalRows, hi - lo, k, nullptr, DType::F32,
+                                  w + lo, compute, context)
+                     : deviceGemm(p, dA, b, w + lo, compute, context);
       } else if (!scaled) {
         p.m = (hi - lo) * rowsPerSlab;
         p.ldd = n;
@@ -834,17 +862,19 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
                                   : args.a.scale->numElements() / totalRows;
         for (int64_t o = 0; o < split.outer && status.isOk(); ++o) {
           int64_t row0 = (o * split.extent + c * extL + lo) * rowsPerSlab;
-          const void *aScale = static_cast<uint8_t *>(dAS) +
-                               row0 * scalePerRow * byteSize(args.a.scale->dtype());
-          status = scaledGemm(args.a, static_cast<uint8_t *>(dA) + row0 * k * es,
-                              aScale, args.b, dB, dBS, (hi - lo) * rowsPerSlab,
-                              n, k, nullptr, DType::F32,
-                              w + (o * extL + lo) * rowsPerSlab * n, compute,
-                              context);
+          const void *aScale =
+              static_cast<uint8_t *>(dAS) +
+              row0 * scalePerRow * byteSize(args.a.scale->dtype());
+          status = scaledGemm(
+              args.a, static_cast<uint8_t *>(dA) + row0 * k * es, aScale,
+              args.b, dB, dBS, (hi - lo) * rowsPerSlab, n, k, nullptr,
+              DType::F32, w + (o * extL + lo) * rowsPerSlab * n, compute,
+              context);
         }
       }
       if (status.isOk())
-        status = announce(*ex, me, int64_t(step - 1) * chunks + j, compute, context);
+        status =
+            announce(*ex, me, int64_t(step - 1) * chunks + j, compute, context);
     }
   }
   // Stage every rank's partial for this rank's slice, then reduce once.
@@ -855,11 +885,11 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
       status = waitPeer(*ex, p, needed, comm, context);
       auto *peer = static_cast<const DevicePublished *>(ex->published[p]);
       if (status.isOk())
-        status = check(copyPiece(peer->data + me * sliceBytes, extL, 0,
-                                 static_cast<uint8_t *>(dStage) + p * sliceBytes,
-                                 extL, 0, lo, hi, sizeof(float),
-                                 cudaMemcpyDeviceToDevice, comm),
-                       "cudaMemcpy2DAsync", context);
+        status = check(
+            copyPiece(peer->data + me * sliceBytes, extL, 0,
+                      static_cast<uint8_t *>(dStage) + p * sliceBytes, extL, 0,
+                      lo, hi, sizeof(float), cudaMemcpyDeviceToDevice, comm),
+            "cudaMemcpy2DAsync", context);
     }
   }
   if (status.isOk())
@@ -874,7 +904,8 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
     // This rank's product, from its partials, converted once.
     unreduced = Tensor(args.outType, productShape);
     void *dP32, *dP;
-    status = buffer("rs.p32", sizeof(float) * unreduced.numElements(), dP32, context);
+    status = buffer("rs.p32", sizeof(float) * unreduced.numElements(), dP32,
+                    context);
     if (status.isOk())
       status = buffer("rs.p", bytesOf(unreduced), dP, context);
     for (int c = 0; c < g && status.isOk(); ++c)
@@ -887,8 +918,8 @@ Status CudaBackend::matmulReduceScatter(const Group &group,
                      "cudaMemcpy2DAsync", context);
     if (status.isOk())
       status = check(launchConvert(static_cast<float *>(dP32),
-                                   unreduced.numElements(), nullptr, args.outType,
-                                   1, dP, args.outType, compute),
+                                   unreduced.numElements(), nullptr,
+                                   args.outType, 1, dP, args.outType, compute),
                      "convert kernel", context);
     if (status.isOk())
       status = download(dP, unreduced, compute, context);

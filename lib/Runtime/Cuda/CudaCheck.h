@@ -22,8 +22,8 @@ inline Status check(cudaError_t error, const char *call,
                     const std::string &context) {
   if (error == cudaSuccess)
     return Status::ok();
-  return Status::error(context + ": " + call + " failed: " +
-                       cudaGetErrorName(error) + " (" +
+  return Status::error(context + ": " + call +
+                       " failed: " + cudaGetErrorName(error) + " (" +
                        cudaGetErrorString(error) + ")");
 }
 
@@ -31,8 +31,8 @@ inline Status check(cublasStatus_t status, const char *call,
                     const std::string &context) {
   if (status == CUBLAS_STATUS_SUCCESS)
     return Status::ok();
-  return Status::error(context + ": " + call + " failed: " +
-                       cublasLtGetStatusName(status) + " (" +
+  return Status::error(context + ": " + call +
+                       " failed: " + cublasLtGetStatusName(status) + " (" +
                        cublasLtGetStatusString(status) + ")");
 }
 
@@ -40,8 +40,8 @@ inline Status check(ncclResult_t result, const char *call,
                     const std::string &context) {
   if (result == ncclSuccess)
     return Status::ok();
-  return Status::error(context + ": " + call + " failed: " +
-                       ncclGetErrorString(result));
+  return Status::error(context + ": " + call +
+                       " failed: " + ncclGetErrorString(result));
 }
 
 } // namespace tp::rt::cuda

@@ -32,7 +32,8 @@ __device__ float load(const void *p, DType type, int64_t i) {
   }
   case DType::F8E8M0FNU: {
     uint8_t bits = static_cast<const uint8_t *>(p)[i];
-    return bits == 0xFF ? __int_as_float(0x7FC00000) : exp2f(float(bits) - 127.0f);
+    return bits == 0xFF ? __int_as_float(0x7FC00000)
+                        : exp2f(float(bits) - 127.0f);
   }
   case DType::F4E2M1FN: {
     const float table[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
@@ -134,7 +135,8 @@ __global__ void dequantizeKernel(const uint8_t *data, DType dataType,
 
 dim3 gridFor(int64_t n) {
   int64_t blocks = (n + 255) / 256;
-  return dim3(static_cast<unsigned>(blocks < 4096 ? (blocks ? blocks : 1) : 4096));
+  return dim3(
+      static_cast<unsigned>(blocks < 4096 ? (blocks ? blocks : 1) : 4096));
 }
 
 } // namespace
@@ -155,8 +157,8 @@ cudaError_t tp::rt::cuda::launchConvert(const float *in, int64_t n,
                                         const void *bias, DType biasType,
                                         int64_t biasSize, void *out,
                                         DType outType, cudaStream_t stream) {
-  convertKernel<<<gridFor(n), 256, 0, stream>>>(in, n, bias, biasType,
-                                                biasSize, out, outType);
+  convertKernel<<<gridFor(n), 256, 0, stream>>>(in, n, bias, biasType, biasSize,
+                                                out, outType);
   return cudaGetLastError();
 }
 

@@ -47,11 +47,27 @@ static bool isFp8(DType type) {
 
 Status LtGemm::plan(const GemmProblem &p, Plan *&result,
                     const std::string &context) {
-  Key key{p.m,         p.n,         p.k,           p.batch,
-          p.strideA,   p.strideD,   p.lda,         p.ldb,
-          p.ldd,       int(p.aType), int(p.bType), int(p.dType),
-          p.transposeB, p.aScale != nullptr, p.rowWise, p.bias != nullptr,
-          p.beta != 0.0f, p.smCountTarget};
+  Key key{p.m,
+          p.n,
+          p.k,
+          p.batch,
+          p.strideA,
+          p.strideD,
+          p.lda,
+          p.ldb,
+          p.ldd,
+          int(p.aType),
+          int(p.bType),
+          int(p.dType),
+          p.transposeB,
+          p.aScale != nullptr,
+          p.rowWise,
+          p.bias != nullptr,
+          p.beta != 0.0f,
+          p.smCountTarget,
+          p.alignA,
+          p.alignB,
+          p.alignD};
   auto it = plans.find(key);
   if (it != plans.end()) {
     result = &it->second;
@@ -77,7 +93,8 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
         sizeof(p.smCountTarget)));
   if (fp8 && p.rowWise) {
     // One fp32 scale per row of B (cuBLAS's A) and per row of A (its B).
-    cublasLtMatmulMatrixScale_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    cublasLtMatmulMatrixScale_t mode =
+        CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
     TP_CUDA(cublasLtMatmulDescSetAttribute(
         plan.desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof(mode)));
     TP_CUDA(cublasLtMatmulDescSetAttribute(
@@ -88,9 +105,9 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
     cudaDataType_t biasType = toCudaType(p.dType);
     TP_CUDA(cublasLtMatmulDescSetAttribute(
         plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)));
-    TP_CUDA(cublasLtMatmulDescSetAttribute(
-        plan.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &biasType,
-        sizeof(biasType)));
+    TP_CUDA(cublasLtMatmulDescSetAttribute(plan.desc,
+                                           CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                           &biasType, sizeof(biasType)));
   }
   // B (cuBLAS A): [K, N] row-major is column-major [N, K] with ld N, or with
   // transposeB [N, K] row-major is column-major [K, N] with ld K.
@@ -116,14 +133,14 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
   }
   cublasLtMatmulPreference_t preference;
   TP_CUDA(cublasLtMatmulPreferenceCreate(&preference));
-  cublasLtMatmulPreferenceSetAttribute(
-      preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceSize,
-      sizeof(workspaceSize));
+  cublasLtMatmulPreferenceSetAttribute(preference,
+                                       CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                       &workspaceSize, sizeof(workspaceSize));
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
   cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
-      handle, plan.desc, plan.layoutB, plan.layoutA, plan.layoutD,
-      plan.layoutD, preference, 1, &heuristic, &found);
+      handle, plan.desc, plan.layoutB, plan.layoutA, plan.layoutD, plan.layoutD,
+      preference, 1, &heuristic, &found);
   cublasLtMatmulPreferenceDestroy(preference);
   plan.found = status == CUBLAS_STATUS_SUCCESS && found > 0;
   if (plan.found)
@@ -131,20 +148,39 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
   return Status::ok();
 }
 
-bool LtGemm::supports(const GemmProblem &problem) {
-  Plan *p = nullptr;
-  return plan(problem, p, "cuBLASLt heuristic").isOk() && p->found;
+/// The largest power of two (up to 256) dividing the address.
+static int alignmentOf(const void *ptr) {
+  auto address = reinterpret_cast<uintptr_t>(ptr);
+  int alignment = 256;
+  while (alignment > 1 && address % alignment != 0)
+    alignment /= 2;
+  return alignment;
 }
 
-Status LtGemm::run(const GemmProblem &p, const void *a, const void *b, void *d,
-                   cudaStream_t stream, const std::string &context) {
+bool LtGemm::supports(const GemmProblem &problem, const void *a, const void *b,
+                      const void *d) {
+  GemmProblem p = problem;
+  p.alignA = alignmentOf(a);
+  p.alignB = alignmentOf(b);
+  p.alignD = alignmentOf(d);
+  Plan *planned = nullptr;
+  return plan(p, planned, "cuBLASLt heuristic").isOk() && planned->found;
+}
+
+Status LtGemm::run(const GemmProblem &problem, const void *a, const void *b,
+                   void *d, cudaStream_t stream, const std::string &context) {
+  GemmProblem p = problem;
+  p.alignA = alignmentOf(a);
+  p.alignB = alignmentOf(b);
+  p.alignD = alignmentOf(d);
   Plan *planned = nullptr;
   TP_RETURN_IF_ERROR(plan(p, planned, context));
   if (!planned->found)
-    return Status::error(
-        context + ": cuBLASLt has no algorithm for a " + std::string(name(p.aType)) +
-        " GEMM of " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-        std::to_string(p.k) + " (batch " + std::to_string(p.batch) + ")");
+    return Status::error(context + ": cuBLASLt has no algorithm for a " +
+                         std::string(name(p.aType)) + " GEMM of " +
+                         std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                         std::to_string(p.k) + " (batch " +
+                         std::to_string(p.batch) + ")");
   // Per-call pointers: scales (swapped: our B is cuBLAS's A) and bias.
   if (p.aScale) {
     TP_CUDA(cublasLtMatmulDescSetAttribute(planned->desc,

@@ -36,6 +36,8 @@ struct GemmProblem {
   float beta = 0.0f;
   /// 0: all SMs.
   int smCountTarget = 0;
+  /// Byte alignment of the A, B and D pointers (set by LtGemm::run).
+  int alignA = 256, alignB = 256, alignD = 256;
 };
 
 class LtGemm {
@@ -46,8 +48,10 @@ public:
   LtGemm &operator=(const LtGemm &) = delete;
 
   Status init(const std::string &context);
-  /// Whether cuBLASLt has an algorithm for `problem` (cached).
-  bool supports(const GemmProblem &problem);
+  /// Whether cuBLASLt has an algorithm for `problem` on these pointers
+  /// (cached).
+  bool supports(const GemmProblem &problem, const void *a, const void *b,
+                const void *d);
   Status run(const GemmProblem &problem, const void *a, const void *b, void *d,
              cudaStream_t stream, const std::string &context);
 
@@ -61,7 +65,7 @@ private:
   };
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          int64_t, int64_t, int64_t, int, int, int, bool, bool,
-                         bool, bool, bool, int>;
+                         bool, bool, bool, int, int, int, int>;
   Status plan(const GemmProblem &problem, Plan *&result,
               const std::string &context);
 

@@ -43,8 +43,9 @@ static rt::Status createBackend(const std::string &name, rt::World &world,
   return rt::Status::error("unknown backend '" + name + "'");
 }
 
-rt::Status mlir::tp::executeSPMD(func::FuncOp entry, const ExecutionOptions &options,
-                           std::vector<RankValues> &perRank) {
+rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
+                                 const ExecutionOptions &options,
+                                 std::vector<RankValues> &perRank) {
   if (static_cast<int>(perRank.size()) != options.ranks)
     return rt::Status::error("inputs for " + std::to_string(perRank.size()) +
                              " ranks, but the run has " +
@@ -88,8 +89,9 @@ rt::Status mlir::tp::executeSPMD(func::FuncOp entry, const ExecutionOptions &opt
           continue;
         }
         rt::Tensor scalar(*toDType(type), {});
-        scalar.set(0, isa<FloatType>(type) ? value.scalar.f
-                                           : static_cast<double>(value.scalar.i));
+        scalar.set(0, isa<FloatType>(type)
+                          ? value.scalar.f
+                          : static_cast<double>(value.scalar.i));
         perRank[r].results.push_back(std::move(scalar));
       }
     });
@@ -123,11 +125,11 @@ rt::Status mlir::tp::resolveArgumentShapes(
     if (given != argShapes.end()) {
       bool matches = given->second.size() == shape.size();
       for (size_t d = 0; matches && d < shape.size(); ++d)
-        matches = ShapedType::isDynamic(shape[d]) || shape[d] == given->second[d];
+        matches =
+            ShapedType::isDynamic(shape[d]) || shape[d] == given->second[d];
       if (!matches)
         return rt::Status::error("--arg-shape for argument " +
-                                 std::to_string(i) +
-                                 " does not fit its type");
+                                 std::to_string(i) + " does not fit its type");
       shape = given->second;
     }
     for (int64_t &d : shape) {
@@ -137,7 +139,8 @@ rt::Status mlir::tp::resolveArgumentShapes(
         return rt::Status::error(
             "argument " + std::to_string(i) +
             " has dynamic dims; give their sizes with --dim-size N or "
-            "--arg-shape " + std::to_string(i) + "=AxB...");
+            "--arg-shape " +
+            std::to_string(i) + "=AxB...");
       d = dynamicSize;
     }
     shapes.push_back(shape);
@@ -153,10 +156,9 @@ static uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-rt::Status mlir::tp::makeRandomInputs(func::FuncOp entry,
-                                const std::vector<std::vector<int64_t>> &shapes,
-                                uint64_t seed, int rank,
-                                std::vector<rt::Tensor> &args) {
+rt::Status mlir::tp::makeRandomInputs(
+    func::FuncOp entry, const std::vector<std::vector<int64_t>> &shapes,
+    uint64_t seed, int rank, std::vector<rt::Tensor> &args) {
   args.clear();
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
     rt::DType dtype = *toDType(type);

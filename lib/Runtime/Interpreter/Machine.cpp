@@ -57,7 +57,8 @@ rt::Status Machine::execute(Operation *op, Env &env) {
     return rt::Status::ok();
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return executeElementwise(op, env);
-  return rt::Status::error(siteOf(op) + ": unsupported operation; tp-run "
+  return rt::Status::error(siteOf(op) +
+                           ": unsupported operation; tp-run "
                            "executes tp, arith, math, element-wise linalg, "
                            "tensor reshapes and slices, scf and func");
 }
@@ -103,9 +104,9 @@ rt::Status Machine::executeElementwise(Operation *op, Env &env) {
     operands.push_back(&env[v]);
     if (operands.back()->isTensor) {
       if (shape && shape->shape() != operands.back()->tensor.shape())
-        return rt::Status::error(siteOf(op) + ": operand shapes differ: " +
-                                 shape->typeString() + " and " +
-                                 operands.back()->tensor.typeString());
+        return rt::Status::error(
+            siteOf(op) + ": operand shapes differ: " + shape->typeString() +
+            " and " + operands.back()->tensor.typeString());
       shape = &operands.back()->tensor;
     }
   }
@@ -147,8 +148,7 @@ rt::Status Machine::executeElementwise(Operation *op, Env &env) {
   return rt::Status::ok();
 }
 
-rt::Status Machine::executeControlFlow(Operation *op, Env &env,
-                                       bool &handled) {
+rt::Status Machine::executeControlFlow(Operation *op, Env &env, bool &handled) {
   handled = true;
   SmallVector<Value> results;
   if (auto ifOp = dyn_cast<scf::IfOp>(op)) {

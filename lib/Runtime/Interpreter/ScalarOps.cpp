@@ -61,16 +61,26 @@ Scalar exec::roundScalar(Scalar value, Type type) {
 static bool compareInt(arith::CmpIPredicate p, int64_t a, int64_t b) {
   uint64_t ua = a, ub = b;
   switch (p) {
-  case arith::CmpIPredicate::eq: return a == b;
-  case arith::CmpIPredicate::ne: return a != b;
-  case arith::CmpIPredicate::slt: return a < b;
-  case arith::CmpIPredicate::sle: return a <= b;
-  case arith::CmpIPredicate::sgt: return a > b;
-  case arith::CmpIPredicate::sge: return a >= b;
-  case arith::CmpIPredicate::ult: return ua < ub;
-  case arith::CmpIPredicate::ule: return ua <= ub;
-  case arith::CmpIPredicate::ugt: return ua > ub;
-  case arith::CmpIPredicate::uge: return ua >= ub;
+  case arith::CmpIPredicate::eq:
+    return a == b;
+  case arith::CmpIPredicate::ne:
+    return a != b;
+  case arith::CmpIPredicate::slt:
+    return a < b;
+  case arith::CmpIPredicate::sle:
+    return a <= b;
+  case arith::CmpIPredicate::sgt:
+    return a > b;
+  case arith::CmpIPredicate::sge:
+    return a >= b;
+  case arith::CmpIPredicate::ult:
+    return ua < ub;
+  case arith::CmpIPredicate::ule:
+    return ua <= ub;
+  case arith::CmpIPredicate::ugt:
+    return ua > ub;
+  case arith::CmpIPredicate::uge:
+    return ua >= ub;
   }
   return false;
 }
@@ -78,31 +88,56 @@ static bool compareInt(arith::CmpIPredicate p, int64_t a, int64_t b) {
 static bool compareFloat(arith::CmpFPredicate p, double a, double b) {
   bool unordered = std::isnan(a) || std::isnan(b);
   switch (p) {
-  case arith::CmpFPredicate::AlwaysFalse: return false;
-  case arith::CmpFPredicate::OEQ: return !unordered && a == b;
-  case arith::CmpFPredicate::OGT: return !unordered && a > b;
-  case arith::CmpFPredicate::OGE: return !unordered && a >= b;
-  case arith::CmpFPredicate::OLT: return !unordered && a < b;
-  case arith::CmpFPredicate::OLE: return !unordered && a <= b;
-  case arith::CmpFPredicate::ONE: return !unordered && a != b;
-  case arith::CmpFPredicate::ORD: return !unordered;
-  case arith::CmpFPredicate::UEQ: return unordered || a == b;
-  case arith::CmpFPredicate::UGT: return unordered || a > b;
-  case arith::CmpFPredicate::UGE: return unordered || a >= b;
-  case arith::CmpFPredicate::ULT: return unordered || a < b;
-  case arith::CmpFPredicate::ULE: return unordered || a <= b;
-  case arith::CmpFPredicate::UNE: return unordered || a != b;
-  case arith::CmpFPredicate::UNO: return unordered;
-  case arith::CmpFPredicate::AlwaysTrue: return true;
+  case arith::CmpFPredicate::AlwaysFalse:
+    return false;
+  case arith::CmpFPredicate::OEQ:
+    return !unordered && a == b;
+  case arith::CmpFPredicate::OGT:
+    return !unordered && a > b;
+  case arith::CmpFPredicate::OGE:
+    return !unordered && a >= b;
+  case arith::CmpFPredicate::OLT:
+    return !unordered && a < b;
+  case arith::CmpFPredicate::OLE:
+    return !unordered && a <= b;
+  case arith::CmpFPredicate::ONE:
+    return !unordered && a != b;
+  case arith::CmpFPredicate::ORD:
+    return !unordered;
+  case arith::CmpFPredicate::UEQ:
+    return unordered || a == b;
+  case arith::CmpFPredicate::UGT:
+    return unordered || a > b;
+  case arith::CmpFPredicate::UGE:
+    return unordered || a >= b;
+  case arith::CmpFPredicate::ULT:
+    return unordered || a < b;
+  case arith::CmpFPredicate::ULE:
+    return unordered || a <= b;
+  case arith::CmpFPredicate::UNE:
+    return unordered || a != b;
+  case arith::CmpFPredicate::UNO:
+    return unordered;
+  case arith::CmpFPredicate::AlwaysTrue:
+    return true;
   }
   return false;
 }
 
-rt::Status exec::evalScalarOp(Operation *op, ArrayRef<Scalar> in,
-                              Scalar &out) {
+rt::Status exec::evalScalarOp(Operation *op, ArrayRef<Scalar> in, Scalar &out) {
   auto f = [&](unsigned i) { return in[i].f; };
   auto i = [&](unsigned n) { return in[n].i; };
-  auto u = [&](unsigned n) { return static_cast<uint64_t>(in[n].i); };
+  // Narrow integers are kept sign-extended; unsigned ops see their bits only.
+  auto widthOf = [&](unsigned n) {
+    Type type = getElementTypeOrSelf(op->getOperand(n).getType());
+    return type.isIntOrIndex() && !type.isIndex() ? type.getIntOrFloatBitWidth()
+                                                  : 64u;
+  };
+  auto u = [&](unsigned n) {
+    unsigned width = widthOf(n);
+    uint64_t bits = static_cast<uint64_t>(in[n].i);
+    return width >= 64 ? bits : bits & ((uint64_t(1) << width) - 1);
+  };
   bool known = true;
   bool divByZero = false;
   llvm::TypeSwitch<Operation *>(op)
@@ -114,10 +149,12 @@ rt::Status exec::evalScalarOp(Operation *op, ArrayRef<Scalar> in,
       .Case([&](arith::RemFOp) { out.f = std::fmod(f(0), f(1)); })
       .Case([&](arith::NegFOp) { out.f = -f(0); })
       .Case([&](arith::MaximumFOp) {
-        out.f = std::isnan(f(0)) || std::isnan(f(1)) ? NAN : std::max(f(0), f(1));
+        out.f =
+            std::isnan(f(0)) || std::isnan(f(1)) ? NAN : std::max(f(0), f(1));
       })
       .Case([&](arith::MinimumFOp) {
-        out.f = std::isnan(f(0)) || std::isnan(f(1)) ? NAN : std::min(f(0), f(1));
+        out.f =
+            std::isnan(f(0)) || std::isnan(f(1)) ? NAN : std::min(f(0), f(1));
       })
       .Case([&](arith::MaxNumFOp) { out.f = std::fmax(f(0), f(1)); })
       .Case([&](arith::MinNumFOp) { out.f = std::fmin(f(0), f(1)); })
@@ -146,7 +183,10 @@ rt::Status exec::evalScalarOp(Operation *op, ArrayRef<Scalar> in,
       .Case([&](arith::MulIOp) { out.i = static_cast<int64_t>(u(0) * u(1)); })
       .Case([&](arith::DivSIOp) {
         divByZero = i(1) == 0;
-        out.i = divByZero ? 0 : i(0) / i(1);
+        // INT64_MIN / -1 overflows: it wraps, as two's complement does.
+        out.i = divByZero      ? 0
+                : (i(1) == -1) ? static_cast<int64_t>(0 - u(0))
+                               : i(0) / i(1);
       })
       .Case([&](arith::DivUIOp) {
         divByZero = i(1) == 0;
@@ -155,16 +195,18 @@ rt::Status exec::evalScalarOp(Operation *op, ArrayRef<Scalar> in,
       .Case([&](arith::CeilDivSIOp) {
         divByZero = i(1) == 0;
         if (!divByZero)
-          out.i = i(0) / i(1) + ((i(0) % i(1) != 0) && ((i(0) < 0) == (i(1) < 0)));
+          out.i =
+              i(0) / i(1) + ((i(0) % i(1) != 0) && ((i(0) < 0) == (i(1) < 0)));
       })
       .Case([&](arith::FloorDivSIOp) {
         divByZero = i(1) == 0;
         if (!divByZero)
-          out.i = i(0) / i(1) - ((i(0) % i(1) != 0) && ((i(0) < 0) != (i(1) < 0)));
+          out.i =
+              i(0) / i(1) - ((i(0) % i(1) != 0) && ((i(0) < 0) != (i(1) < 0)));
       })
       .Case([&](arith::RemSIOp) {
         divByZero = i(1) == 0;
-        out.i = divByZero ? 0 : i(0) % i(1);
+        out.i = divByZero || i(1) == -1 ? 0 : i(0) % i(1);
       })
       .Case([&](arith::RemUIOp) {
         divByZero = i(1) == 0;
@@ -175,11 +217,19 @@ rt::Status exec::evalScalarOp(Operation *op, ArrayRef<Scalar> in,
       .Case([&](arith::XOrIOp) { out.i = i(0) ^ i(1); })
       .Case([&](arith::MaxSIOp) { out.i = std::max(i(0), i(1)); })
       .Case([&](arith::MinSIOp) { out.i = std::min(i(0), i(1)); })
-      .Case([&](arith::MaxUIOp) { out.i = static_cast<int64_t>(std::max(u(0), u(1))); })
-      .Case([&](arith::MinUIOp) { out.i = static_cast<int64_t>(std::min(u(0), u(1))); })
-      .Case([&](arith::ShLIOp) { out.i = static_cast<int64_t>(u(0) << (u(1) & 63)); })
+      .Case([&](arith::MaxUIOp) {
+        out.i = static_cast<int64_t>(std::max(u(0), u(1)));
+      })
+      .Case([&](arith::MinUIOp) {
+        out.i = static_cast<int64_t>(std::min(u(0), u(1)));
+      })
+      .Case([&](arith::ShLIOp) {
+        out.i = static_cast<int64_t>(u(0) << (u(1) & 63));
+      })
       .Case([&](arith::ShRSIOp) { out.i = i(0) >> (u(1) & 63); })
-      .Case([&](arith::ShRUIOp) { out.i = static_cast<int64_t>(u(0) >> (u(1) & 63)); })
+      .Case([&](arith::ShRUIOp) {
+        out.i = static_cast<int64_t>(u(0) >> (u(1) & 63));
+      })
       .Case([&](arith::CmpIOp cmp) {
         out.i = compareInt(cmp.getPredicate(), i(0), i(1));
       })
@@ -188,16 +238,23 @@ rt::Status exec::evalScalarOp(Operation *op, ArrayRef<Scalar> in,
       })
       .Case([&](arith::SelectOp) { out = in[0].i ? in[1] : in[2]; })
       // Casts.
-      .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-            arith::TruncIOp>([&](Operation *) { out.i = i(0); })
-      .Case([&](arith::ExtUIOp ext) {
-        unsigned width = getElementTypeOrSelf(ext.getIn().getType()).getIntOrFloatBitWidth();
-        out.i = width >= 64 ? i(0) : static_cast<int64_t>(u(0) & ((uint64_t(1) << width) - 1));
+      .Case<arith::IndexCastOp, arith::TruncIOp>(
+          [&](Operation *) { out.i = i(0); })
+      .Case([&](arith::IndexCastUIOp) { out.i = static_cast<int64_t>(u(0)); })
+      .Case([&](arith::ExtSIOp) {
+        // Sign-extend from the source width (an i1 `true` becomes -1).
+        unsigned width = widthOf(0);
+        out.i = width >= 64 ? i(0)
+                            : static_cast<int64_t>(u(0) << (64 - width)) >>
+                                  (64 - width);
       })
+      .Case([&](arith::ExtUIOp) { out.i = static_cast<int64_t>(u(0)); })
       .Case([&](arith::SIToFPOp) { out.f = static_cast<double>(i(0)); })
       .Case([&](arith::UIToFPOp) { out.f = static_cast<double>(u(0)); })
       .Case([&](arith::FPToSIOp) { out.i = static_cast<int64_t>(f(0)); })
-      .Case([&](arith::FPToUIOp) { out.i = static_cast<int64_t>(static_cast<uint64_t>(f(0))); })
+      .Case([&](arith::FPToUIOp) {
+        out.i = static_cast<int64_t>(static_cast<uint64_t>(f(0)));
+      })
       .Case<arith::ExtFOp, arith::TruncFOp>([&](Operation *) { out.f = f(0); })
       .Default([&](Operation *) { known = false; });
   if (!known)

@@ -66,17 +66,16 @@ rt::Status Machine::groupOf(Operation *op, rt::Group &group) {
   int64_t total = 1;
   for (int64_t d : shape) {
     if (ShapedType::isDynamic(d))
-      return rt::Status::error(siteOf(op) + ": grid @" +
-                               gridRef.getValue().str() +
-                               " has a dynamic size; tp-run needs static grids");
+      return rt::Status::error(
+          siteOf(op) + ": grid @" + gridRef.getValue().str() +
+          " has a dynamic size; tp-run needs static grids");
     total *= d;
   }
   if (total != world.numRanks())
-    return rt::Status::error(siteOf(op) + ": grid @" +
-                             gridRef.getValue().str() + " has " +
-                             std::to_string(total) + " ranks but the run has " +
-                             std::to_string(world.numRanks()) +
-                             " (set --ranks)");
+    return rt::Status::error(
+        siteOf(op) + ": grid @" + gridRef.getValue().str() + " has " +
+        std::to_string(total) + " ranks but the run has " +
+        std::to_string(world.numRanks()) + " (set --ranks)");
   group = rt::makeGroup(shape, axes, rank);
   groups[key] = group;
   return rt::Status::ok();
@@ -115,6 +114,15 @@ rt::Status Machine::executeTP(Operation *op, Env &env, bool &handled) {
     if (isa<TensorType>(v.getType()) && !env[v].isTensor)
       return rt::Status::error(site + ": an operand has no value");
 
+  // Dynamic shapes pass the verifier; a bias must still cover N at run time.
+  auto checkBias = [&](const rt::Tensor *bias, int64_t n) -> rt::Status {
+    if (!bias || bias->numElements() == n)
+      return rt::Status::ok();
+    return rt::Status::error(site + ": bias " + bias->typeString() +
+                             " does not have the product's " +
+                             std::to_string(n) + " columns");
+  };
+
   rt::Tensor result;
   std::vector<rt::Tensor> results;
   rt::Status status = rt::Status::ok();
@@ -126,8 +134,9 @@ rt::Status Machine::executeTP(Operation *op, Env &env, bool &handled) {
           setResult(result);
       })
       .Case([&](ReduceScatterOp o) {
-        status = backend.reduceScatter(group, *tensor(o.getInput()), o.getDim(),
-                                       toReduction(o.getReduce()), site, result);
+        status =
+            backend.reduceScatter(group, *tensor(o.getInput()), o.getDim(),
+                                  toReduction(o.getReduce()), site, result);
         if (status)
           setResult(result);
       })
@@ -151,8 +160,14 @@ rt::Status Machine::executeTP(Operation *op, Env &env, bool &handled) {
       .Case([&](BiasAddOp o) {
         const rt::Tensor &in = *tensor(o.getInput());
         const rt::Tensor &bias = *tensor(o.getBias());
-        rt::Tensor out(in.dtype(), in.shape());
         int64_t n = bias.numElements();
+        if (in.rank() == 0 || n != in.shape().back()) {
+          status = rt::Status::error(site + ": bias " + bias.typeString() +
+                                     " does not match the last dim of " +
+                                     in.typeString());
+          return;
+        }
+        rt::Tensor out(in.dtype(), in.shape());
         for (int64_t k = 0, e = in.numElements(); k < e; ++k)
           out.set(k, in.get(k) + bias.get(k % n));
         setResult(std::move(out));
@@ -195,7 +210,13 @@ rt::Status Machine::executeTP(Operation *op, Env &env, bool &handled) {
           args.bs.push_back(operand(b, {}, {}, std::nullopt));
           args.biases.push_back(tensor(o.getBiasOf(i)));
           args.outTypes.push_back(dtypeOf(o.getProducts()[i].getType()));
+          const rt::Tensor &w = env[b].tensor;
+          if (status.isOk())
+            status =
+                checkBias(args.biases.back(), w.dim(o.getTransposeB() ? 0 : 1));
         }
+        if (!status.isOk())
+          return;
         args.dim = o.getDim();
         args.transposeB = o.getTransposeB();
         args.returnGathered = o.getReturnGathered();
@@ -207,14 +228,18 @@ rt::Status Machine::executeTP(Operation *op, Env &env, bool &handled) {
       })
       .Case([&](AllGatherScaledMatmulOp o) {
         rt::AllGatherMatmulArgs args;
-        args.a = operand(o.getA(), o.getAScale(), o.getAGlobalScale(),
-                         o.getMode());
+        args.a =
+            operand(o.getA(), o.getAScale(), o.getAGlobalScale(), o.getMode());
         for (auto [i, b] : llvm::enumerate(o.getBs())) {
           args.bs.push_back(operand(b, o.getBScales()[i],
                                     o.getBGlobalScaleOf(i), o.getMode()));
           args.biases.push_back(tensor(o.getBiasOf(i)));
           args.outTypes.push_back(dtypeOf(o.getProducts()[i].getType()));
+          if (status.isOk())
+            status = checkBias(args.biases.back(), env[b].tensor.dim(0));
         }
+        if (!status.isOk())
+          return;
         args.dim = o.getDim();
         args.transposeB = true;
         args.returnGathered = o.getReturnGathered();
@@ -231,6 +256,10 @@ rt::Status Machine::executeTP(Operation *op, Env &env, bool &handled) {
         args.bias = tensor(o.getBias());
         args.addend = tensor(o.getAddend());
         args.outType = dtypeOf(o.getReduced().getType());
+        status = checkBias(args.bias,
+                           env[o.getB()].tensor.dim(o.getTransposeB() ? 0 : 1));
+        if (!status.isOk())
+          return;
         args.dim = o.getDim();
         args.reduction = toReduction(o.getReduce());
         args.transposeB = o.getTransposeB();
@@ -243,12 +272,15 @@ rt::Status Machine::executeTP(Operation *op, Env &env, bool &handled) {
       })
       .Case([&](ScaledMatmulReduceScatterOp o) {
         rt::MatmulReduceScatterArgs args;
-        args.a = operand(o.getA(), o.getAScale(), o.getAGlobalScale(),
-                         o.getMode());
-        args.b = operand(o.getB(), o.getBScale(), o.getBGlobalScale(),
-                         o.getMode());
+        args.a =
+            operand(o.getA(), o.getAScale(), o.getAGlobalScale(), o.getMode());
+        args.b =
+            operand(o.getB(), o.getBScale(), o.getBGlobalScale(), o.getMode());
         args.bias = tensor(o.getBias());
         args.outType = dtypeOf(o.getReduced().getType());
+        status = checkBias(args.bias, env[o.getB()].tensor.dim(0));
+        if (!status.isOk())
+          return;
         args.dim = o.getDim();
         args.reduction = toReduction(o.getReduce());
         args.transposeB = true;

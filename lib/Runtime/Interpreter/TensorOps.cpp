@@ -41,11 +41,10 @@ evalMixed(ArrayRef<OpFoldResult> mixed,
 
 /// Calls fn(flat index into the slice, flat index into the source) for every
 /// element of the slice (offsets, sizes, strides of the same rank as src).
-static void forEachSliceElement(const std::vector<int64_t> &srcShape,
-                                const std::vector<int64_t> &offsets,
-                                const std::vector<int64_t> &sizes,
-                                const std::vector<int64_t> &strides,
-                                const std::function<void(int64_t, int64_t)> &fn) {
+static void forEachSliceElement(
+    const std::vector<int64_t> &srcShape, const std::vector<int64_t> &offsets,
+    const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides,
+    const std::function<void(int64_t, int64_t)> &fn) {
   int64_t rank = srcShape.size();
   std::vector<int64_t> srcStrides(rank, 1);
   for (int64_t d = rank - 2; d >= 0; --d)
@@ -106,7 +105,8 @@ rt::Status Machine::executeTensorOp(Operation *op, Env &env, bool &handled) {
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
     TP_RETURN_IF_ERROR(tensorOperand(env, collapse.getSrc(), op, src));
     std::vector<int64_t> shape;
-    for (const ReassociationIndices &group : collapse.getReassociationIndices()) {
+    for (const ReassociationIndices &group :
+         collapse.getReassociationIndices()) {
       int64_t size = 1;
       for (int64_t d : group)
         size *= src->dim(d);
@@ -175,10 +175,10 @@ rt::Status Machine::executeTensorOp(Operation *op, Env &env, bool &handled) {
     size_t bytes = rt::byteSize(src->dtype());
     auto *out = static_cast<uint8_t *>(full.mutableData());
     auto *in = static_cast<const uint8_t *>(src->data());
-    forEachSliceElement(src->shape(), offsets, sizes, strides,
-                        [&](int64_t dst, int64_t from) {
-                          std::memcpy(out + dst * bytes, in + from * bytes, bytes);
-                        });
+    forEachSliceElement(
+        src->shape(), offsets, sizes, strides, [&](int64_t dst, int64_t from) {
+          std::memcpy(out + dst * bytes, in + from * bytes, bytes);
+        });
     // A rank-reducing slice drops unit dims: same elements, fewer dims.
     std::vector<int64_t> shape;
     llvm::SmallBitVector dropped = slice.getDroppedDims();
@@ -206,10 +206,10 @@ rt::Status Machine::executeTensorOp(Operation *op, Env &env, bool &handled) {
     size_t bytes = rt::byteSize(dest->dtype());
     auto *out = static_cast<uint8_t *>(result.mutableData());
     auto *in = static_cast<const uint8_t *>(src->data());
-    forEachSliceElement(dest->shape(), offsets, sizes, strides,
-                        [&](int64_t from, int64_t dst) {
-                          std::memcpy(out + dst * bytes, in + from * bytes, bytes);
-                        });
+    forEachSliceElement(
+        dest->shape(), offsets, sizes, strides, [&](int64_t from, int64_t dst) {
+          std::memcpy(out + dst * bytes, in + from * bytes, bytes);
+        });
     return setTensor(std::move(result));
   }
   if (auto splat = dyn_cast<tensor::SplatOp>(op)) {
@@ -230,10 +230,10 @@ rt::Status Machine::executeTensorOp(Operation *op, Env &env, bool &handled) {
   if (isa<linalg::GenericOp>(op))
     return executeGeneric(op, env);
   if (isa<linalg::LinalgOp>(op))
-    return rt::Status::error(
-        siteOf(op) + ": unsupported operation; tp-import raises float "
-                     "matmul-shaped contractions, and tp-run executes "
-                     "element-wise linalg.generic and linalg.fill");
+    return rt::Status::error(siteOf(op) +
+                             ": unsupported operation; tp-import raises float "
+                             "matmul-shaped contractions, and tp-run executes "
+                             "element-wise linalg.generic and linalg.fill");
   handled = false;
   return rt::Status::ok();
 }
@@ -242,17 +242,18 @@ rt::Status Machine::executeGeneric(Operation *op, Env &env) {
   auto generic = cast<linalg::GenericOp>(op);
   if (!generic.hasPureTensorSemantics() ||
       generic.getNumLoops() != generic.getNumParallelLoops())
-    return rt::Status::error(siteOf(op) + ": unsupported operation; tp-run "
+    return rt::Status::error(siteOf(op) +
+                             ": unsupported operation; tp-run "
                              "executes element-wise linalg.generic only");
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   for (AffineMap map : maps)
     if (!map.isProjectedPermutation())
       return rt::Status::error(siteOf(op) + ": indexing maps must be "
-                               "projected permutations");
+                                            "projected permutations");
   for (unsigned i = 0; i < generic.getNumDpsInits(); ++i)
     if (!maps[generic.getNumDpsInputs() + i].isIdentity())
       return rt::Status::error(siteOf(op) + ": outputs must use identity "
-                               "indexing maps");
+                                            "indexing maps");
 
   SmallVector<const Value *> operands;
   for (mlir::Value v : op->getOperands())
@@ -261,6 +262,19 @@ rt::Status Machine::executeGeneric(Operation *op, Env &env) {
   if (!firstInit.isTensor)
     return rt::Status::error(siteOf(op) + ": expected tensor outputs");
   std::vector<int64_t> loopShape = firstInit.tensor.shape();
+  // Dynamic shapes pass the verifier; every operand must still fit the loops.
+  for (auto [i, operand] : llvm::enumerate(operands)) {
+    if (!operand->isTensor)
+      continue;
+    AffineMap map = maps[i];
+    bool fits = operand->tensor.rank() == map.getNumResults();
+    for (unsigned r = 0; fits && r < map.getNumResults(); ++r)
+      fits = operand->tensor.dim(r) == loopShape[map.getDimPosition(r)];
+    if (!fits)
+      return rt::Status::error(siteOf(op) + ": operand " + std::to_string(i) +
+                               " " + operand->tensor.typeString() +
+                               " does not fit the loops of the output");
+  }
   std::vector<rt::Tensor> results;
   for (unsigned i = 0; i < generic.getNumDpsInits(); ++i) {
     std::optional<rt::DType> dtype = toDType(op->getResult(i).getType());
@@ -305,8 +319,7 @@ rt::Status Machine::executeGeneric(Operation *op, Env &env) {
       int64_t flat = 0;
       AffineMap map = maps[i];
       for (unsigned r = 0; r < map.getNumResults(); ++r)
-        flat = flat * value.tensor.dim(r) +
-               index[map.getDimPosition(r)];
+        flat = flat * value.tensor.dim(r) + index[map.getDimPosition(r)];
       double v = value.tensor.get(flat);
       if (isa<FloatType>(body.getArgument(i).getType()))
         s.f = v;
@@ -327,7 +340,7 @@ rt::Status Machine::executeGeneric(Operation *op, Env &env) {
     for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands())) {
       Scalar s = slot(v);
       results[i].set(k, isa<FloatType>(v.getType()) ? s.f
-                                                     : static_cast<double>(s.i));
+                                                    : static_cast<double>(s.i));
     }
     for (int64_t d = static_cast<int64_t>(loopShape.size()) - 1; d >= 0; --d) {
       if (++index[d] < loopShape[d])

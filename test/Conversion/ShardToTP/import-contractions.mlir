@@ -205,6 +205,18 @@ func.func @not_a_matmul(%a: tensor<2x8x16xf32>, %b: tensor<8x16x32xf32>, %c: ten
 
 // -----
 
+// Negative: a vector-matrix product has no row dim to gather or scatter.
+
+// CHECK-LABEL: func.func @vecmat
+// CHECK:       linalg.vecmat
+func.func @vecmat(%a: tensor<16xf32>, %b: tensor<16x32xf32>, %c: tensor<32xf32>) -> tensor<32xf32> {
+  // expected-remark @+1 {{'linalg.vecmat' not raised: its A has no row dim (a vector-matrix product)}}
+  %0 = linalg.vecmat ins(%a, %b : tensor<16xf32>, tensor<16x32xf32>) outs(%c : tensor<32xf32>) -> tensor<32xf32>
+  return %0 : tensor<32xf32>
+}
+
+// -----
+
 // Elementwise generics and other ops are left as they are, without remarks.
 
 // CHECK-LABEL: func.func @untouched

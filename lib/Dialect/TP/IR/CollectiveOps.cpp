@@ -39,7 +39,8 @@ static OpFoldResult foldSingleRank(Operation *op, Value input) {
 
 LogicalResult AllGatherOp::verify() {
   auto input = getInput().getType();
-  if (failed(verifyDimInRange(*this, "dim", getDim(), "input", input.getRank())))
+  if (failed(
+          verifyDimInRange(*this, "dim", getDim(), "input", input.getRank())))
     return failure();
   return verifyGatheredShape(*this, "input", input, "result", getType(),
                              getDim(), ShapedType::kDynamic);
@@ -63,7 +64,8 @@ OpFoldResult AllGatherOp::fold(FoldAdaptor) {
 
 LogicalResult ReduceScatterOp::verify() {
   auto input = getInput().getType();
-  if (failed(verifyDimInRange(*this, "dim", getDim(), "input", input.getRank())))
+  if (failed(
+          verifyDimInRange(*this, "dim", getDim(), "input", input.getRank())))
     return failure();
   return verifyGatheredShape(*this, "result", getType(), "input", input,
                              getDim(), ShapedType::kDynamic,

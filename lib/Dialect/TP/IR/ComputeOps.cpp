@@ -37,7 +37,7 @@ static LogicalResult inferMatmulType(MLIRContext *context,
     rhsMatrix = RankedTensorType::get(rhsType.getShape().take_back(2),
                                       rhsType.getElementType());
   } else if (rhsType.getRank() != 2) {
-    return emitError() << "'rhs' must have rank 2" 
+    return emitError() << "'rhs' must have rank 2"
                        << (lhsRank > 2 ? " or " + std::to_string(lhsRank) : "")
                        << ", got " << rhsType;
   }
@@ -95,7 +95,8 @@ LogicalResult LinearOp::verify() {
   if (weight.getRank() != 2)
     return emitOpError("'weight' must be 2-D [N, K], got ") << weight;
   Type element = input.getElementType();
-  if (weight.getElementType() != element || getType().getElementType() != element)
+  if (weight.getElementType() != element ||
+      getType().getElementType() != element)
     return emitOpError("'input', 'weight' and 'result' must share one element "
                        "type");
   if (getType().getRank() != rank)

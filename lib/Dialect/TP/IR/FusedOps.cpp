@@ -41,9 +41,8 @@ static LogicalResult verifyResultCount(Operation *op, size_t expected,
                                        StringRef what) {
   if (op->getNumResults() == expected)
     return success();
-  return op->emitOpError("expected ")
-         << expected << " results (" << what << "), got "
-         << op->getNumResults();
+  return op->emitOpError("expected ") << expected << " results (" << what
+                                      << "), got " << op->getNumResults();
 }
 
 static RankedTensorType withDimScaled(RankedTensorType type, int64_t dim,
@@ -57,9 +56,8 @@ static LogicalResult verifyFloatResult(Operation *op, StringRef name,
                                        Type element) {
   if (isa<Float32Type, BFloat16Type, Float16Type>(element))
     return success();
-  return op->emitOpError("'") << name
-                              << "' element type must be f32, bf16 or f16, got "
-                              << element;
+  return op->emitOpError("'")
+         << name << "' element type must be f32, bf16 or f16, got " << element;
 }
 
 /// The product part of a matmul-reduce-scatter: the unreduced result (when
@@ -69,7 +67,8 @@ static LogicalResult verifyReducedProduct(Operation *op, Value unreduced,
                                           RankedTensorType product, int64_t dim,
                                           int64_t groupSize) {
   if (unreduced &&
-      failed(verifyTypeIs(op, "unreduced", cast<RankedTensorType>(unreduced.getType()),
+      failed(verifyTypeIs(op, "unreduced",
+                          cast<RankedTensorType>(unreduced.getType()),
                           product.getShape(), product.getElementType())))
     return failure();
   return verifyGatheredShape(op, "result",
@@ -131,9 +130,9 @@ AllGatherMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
       return failure();
   for (auto [i, b, product] : llvm::enumerate(getBs(), getProducts())) {
     std::string bName = indexed("bs", i);
-    FailureOr<SmallVector<int64_t>> shape = inferProductShape(
-        [&] { return emitOpError(); }, "a", gathered, bName,
-        cast<RankedTensorType>(b.getType()), getTransposeB());
+    FailureOr<SmallVector<int64_t>> shape =
+        inferProductShape([&] { return emitOpError(); }, "a", gathered, bName,
+                          cast<RankedTensorType>(b.getType()), getTransposeB());
     if (failed(shape) ||
         failed(verifyTypeIs(*this, indexed("products", i),
                             cast<RankedTensorType>(product.getType()), *shape,
@@ -185,9 +184,8 @@ MatmulReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
   if (failed(shape))
     return failure();
   auto product = RankedTensorType::get(*shape, a.getElementType());
-  if (getAddend() &&
-      failed(verifyTypeIs(*this, "addend", getAddend().getType(), *shape,
-                          a.getElementType())))
+  if (getAddend() && failed(verifyTypeIs(*this, "addend", getAddend().getType(),
+                                         *shape, a.getElementType())))
     return failure();
   if (failed(verifyBias(*this, "bias", getBias(), shape->back(),
                         a.getElementType())) ||
@@ -256,16 +254,16 @@ AllGatherScaledMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getReturnGathered()) {
     auto scale = getAScale().getType();
     // A per-tensor scale is shared by the group; others are gathered with A.
-    RankedTensorType gatheredScale =
-        getMode() == ScalingMode::PerTensor ? scale
-                                            : withDimScaled(scale, getDim(), g);
-    if (failed(verifyGatheredShape(*this, "a", a, "gathered",
-                                   cast<RankedTensorType>(getGathered().getType()),
-                                   getDim(), g)) ||
-        failed(verifyTypeIs(*this, "gathered_scale",
-                            cast<RankedTensorType>(getGatheredScale().getType()),
-                            gatheredScale.getShape(),
-                            gatheredScale.getElementType())))
+    RankedTensorType gatheredScale = getMode() == ScalingMode::PerTensor
+                                         ? scale
+                                         : withDimScaled(scale, getDim(), g);
+    if (failed(verifyGatheredShape(
+            *this, "a", a, "gathered",
+            cast<RankedTensorType>(getGathered().getType()), getDim(), g)) ||
+        failed(verifyTypeIs(
+            *this, "gathered_scale",
+            cast<RankedTensorType>(getGatheredScale().getType()),
+            gatheredScale.getShape(), gatheredScale.getElementType())))
       return failure();
   }
   RankedTensorType gathered = withDimScaled(a, getDim(), g);

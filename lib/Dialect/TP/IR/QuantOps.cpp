@@ -33,10 +33,11 @@ LogicalResult DequantizeOp::verify() {
                              getGlobalScale(), getMode());
 }
 
-FailureOr<int64_t> rules::verifyScaledGemmOperands(Operation *op, StringRef aName,
-                                            RankedTensorType a,
-                                            StringRef bName,
-                                            RankedTensorType b) {
+FailureOr<int64_t> rules::verifyScaledGemmOperands(Operation *op,
+                                                   StringRef aName,
+                                                   RankedTensorType a,
+                                                   StringRef bName,
+                                                   RankedTensorType b) {
   if (b.getRank() != 2) {
     op->emitOpError("'") << bName << "' must be 2-D [N, K], got " << b;
     return failure();

@@ -37,8 +37,8 @@ static ParseResult parsePlacementBody(AsmParser &parser, int64_t &shardDim) {
   if (parser.parseInteger(shardDim))
     return failure();
   if (shardDim < 0)
-    return parser.emitError(dimLoc,
-                            "placement shard dimension must be non-negative, got ")
+    return parser.emitError(
+               dimLoc, "placement shard dimension must be non-negative, got ")
            << shardDim;
   return parser.parseRParen();
 }
@@ -121,12 +121,10 @@ static void printEnumKeyword(OpAsmPrinter &printer, Operation *,
 
 using UnresolvedOperands = SmallVectorImpl<OpAsmParser::UnresolvedOperand>;
 
-static ParseResult parseWeightListImpl(OpAsmParser &parser,
-                                       UnresolvedOperands &bs,
-                                       UnresolvedOperands *scales,
-                                       UnresolvedOperands *globals,
-                                       UnresolvedOperands &biases,
-                                       DenseBoolArrayAttr &biasMask) {
+static ParseResult
+parseWeightListImpl(OpAsmParser &parser, UnresolvedOperands &bs,
+                    UnresolvedOperands *scales, UnresolvedOperands *globals,
+                    UnresolvedOperands &biases, DenseBoolArrayAttr &biasMask) {
   SmallVector<bool> mask;
   auto parseOne = [&]() -> ParseResult {
     if (parser.parseOperand(bs.emplace_back()))

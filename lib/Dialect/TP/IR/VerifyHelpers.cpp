@@ -38,10 +38,10 @@ FailureOr<GroupInfo> tp::resolveGroup(Operation *op, FlatSymbolRefAttr gridRef,
     if (llvm::is_contained(info.axes, axis))
       return op->emitOpError("grid axis ") << axis << " is named twice";
     info.axes.push_back(axis);
-    info.size = ShapedType::isDynamic(shape[axis]) ||
-                        ShapedType::isDynamic(info.size)
-                    ? ShapedType::kDynamic
-                    : info.size * shape[axis];
+    info.size =
+        ShapedType::isDynamic(shape[axis]) || ShapedType::isDynamic(info.size)
+            ? ShapedType::kDynamic
+            : info.size * shape[axis];
   }
   return info;
 }
@@ -75,8 +75,8 @@ int64_t tp::scaleExtent(int64_t extent, int64_t groupSize) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult rules::verifyDimInRange(Operation *op, StringRef dimName,
-                                       int64_t dim, StringRef tensorName,
-                                       int64_t rank) {
+                                      int64_t dim, StringRef tensorName,
+                                      int64_t rank) {
   if (dim >= 0 && dim < rank)
     return success();
   return op->emitOpError("'")
@@ -88,7 +88,8 @@ LogicalResult rules::verifyGatheredShape(Operation *op, StringRef localName,
                                          RankedTensorType local,
                                          StringRef fullName,
                                          RankedTensorType full, int64_t dim,
-                                         int64_t groupSize, bool localIsDerived) {
+                                         int64_t groupSize,
+                                         bool localIsDerived) {
   // Messages blame the derived side: the gathered result of a gather, the
   // scattered result of a scatter.
   StringRef derivedName = localIsDerived ? localName : fullName;
@@ -123,11 +124,10 @@ LogicalResult rules::verifyGatheredShape(Operation *op, StringRef localName,
     if (ShapedType::isDynamic(l) || l * groupSize == f)
       continue;
     if (localIsDerived)
-      return op->emitOpError("'")
-             << localName << "' dim " << i << " (" << l << ") must be '"
-             << fullName << "' dim " << i << " (" << f
-             << ") divided by the group size " << groupSize << " = "
-             << f / groupSize;
+      return op->emitOpError("'") << localName << "' dim " << i << " (" << l
+                                  << ") must be '" << fullName << "' dim " << i
+                                  << " (" << f << ") divided by the group size "
+                                  << groupSize << " = " << f / groupSize;
     return op->emitOpError("'")
            << fullName << "' dim " << i << " (" << f << ") must be '"
            << localName << "' dim " << i << " (" << l
@@ -138,8 +138,8 @@ LogicalResult rules::verifyGatheredShape(Operation *op, StringRef localName,
 
 FailureOr<SmallVector<int64_t>>
 rules::inferProductShape(function_ref<InFlightDiagnostic()> emitError,
-                          StringRef aName, RankedTensorType a, StringRef bName,
-                          RankedTensorType b, bool transposeB) {
+                         StringRef aName, RankedTensorType a, StringRef bName,
+                         RankedTensorType b, bool transposeB) {
   if (b.getRank() != 2) {
     emitError() << "'" << bName << "' must be 2-D, got " << b;
     return failure();
@@ -159,9 +159,9 @@ rules::inferProductShape(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult rules::verifyTypeIs(Operation *op, StringRef name,
-                                   RankedTensorType actual,
-                                   ArrayRef<int64_t> shape, Type elementType,
-                                   const Twine &why) {
+                                  RankedTensorType actual,
+                                  ArrayRef<int64_t> shape, Type elementType,
+                                  const Twine &why) {
   bool ok = actual.getElementType() == elementType &&
             actual.getRank() == static_cast<int64_t>(shape.size());
   for (int64_t i = 0; ok && i < actual.getRank(); ++i)
@@ -174,15 +174,14 @@ LogicalResult rules::verifyTypeIs(Operation *op, StringRef name,
 }
 
 LogicalResult rules::verifyBias(Operation *op, StringRef name, Value bias,
-                                 int64_t n, Type elementType) {
+                                int64_t n, Type elementType) {
   if (!bias)
     return success();
   return verifyTypeIs(op, name, cast<RankedTensorType>(bias.getType()), {n},
                       elementType);
 }
 
-LogicalResult rules::verifyFusableReduction(Operation *op,
-                                             ReductionKind kind) {
+LogicalResult rules::verifyFusableReduction(Operation *op, ReductionKind kind) {
   if (kind == ReductionKind::Sum || kind == ReductionKind::Avg)
     return success();
   return op->emitOpError("reduction '")
@@ -196,11 +195,11 @@ LogicalResult rules::verifyFusableReduction(Operation *op,
 //===----------------------------------------------------------------------===//
 
 LogicalResult rules::verifyScaledOperand(Operation *op, StringRef dataName,
-                                          RankedTensorType data,
-                                          StringRef scaleName,
-                                          RankedTensorType scale,
-                                          StringRef globalName,
-                                          Value globalScale, ScalingMode mode) {
+                                         RankedTensorType data,
+                                         StringRef scaleName,
+                                         RankedTensorType scale,
+                                         StringRef globalName,
+                                         Value globalScale, ScalingMode mode) {
   Type element = data.getElementType();
   bool isFp4 = isa<Float4E2M1FNType>(element);
   StringRef modeName = stringifyScalingMode(mode);
@@ -213,7 +212,8 @@ LogicalResult rules::verifyScaledOperand(Operation *op, StringRef dataName,
            << dataName << "' of " << modeName
            << " scaling must hold f8E4M3FN or f8E5M2, got " << element;
   if (mode == ScalingMode::NVFP4 && !globalScale)
-    return op->emitOpError("'") << globalName << "' is required by nvfp4 scaling";
+    return op->emitOpError("'")
+           << globalName << "' is required by nvfp4 scaling";
   if (mode != ScalingMode::NVFP4 && globalScale)
     return op->emitOpError("'")
            << globalName << "' is only allowed with nvfp4 scaling, not "
@@ -227,9 +227,9 @@ LogicalResult rules::verifyScaledOperand(Operation *op, StringRef dataName,
   int64_t k = lastDim(data);
   auto blocked = [&](int64_t block, Type elementType) -> LogicalResult {
     if (!ShapedType::isDynamic(k) && k % block != 0)
-      return op->emitOpError("'")
-             << dataName << "' last dim (" << k << ") must be a multiple of the "
-             << modeName << " block size " << block;
+      return op->emitOpError("'") << dataName << "' last dim (" << k
+                                  << ") must be a multiple of the " << modeName
+                                  << " block size " << block;
     shape.back() = ShapedType::isDynamic(k) ? k : k / block;
     scaleElement = elementType;
     return success();

@@ -10,7 +10,10 @@
 #include "tp/Dialect/TP/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseSet.h"
+
+#include <functional>
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPASYNCTP
@@ -43,6 +46,21 @@ struct FuseCollectivePattern : OpRewritePattern<CollectiveOp> {
 
   AsyncTPOptions options;
 };
+
+/// Whether every use of `op`'s result is a scale of a scaled matmul (directly
+/// or through a reshape): it is fused along with its data's all-gather.
+static bool onlyGathersScales(AllGatherOp op) {
+  std::function<bool(Value)> isScale = [&](Value v) {
+    return llvm::all_of(v.getUses(), [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      if (auto smm = dyn_cast<ScaledMatmulOp>(user))
+        return use.get() == smm.getAScale() || use.get() == smm.getBScale();
+      auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+      return collapse && isScale(collapse.getResult());
+    });
+  };
+  return !op->use_empty() && isScale(op.getResult());
+}
 
 /// Fusions by kind, reported with the `stats` option.
 struct FusionCounts {
@@ -126,13 +144,16 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
         continue;
       Location loc = op->getLoc();
       bool gather = isa<AllGatherOp>(op);
-      // An unused collective has nothing to fuse with: not a miss.
+      // An unused collective has nothing to fuse with, and a gather of
+      // scales fuses with its data's gather: neither is a miss.
       if (op->use_empty())
         continue;
+      if (auto ag = dyn_cast<AllGatherOp>(op); ag && onlyGathersScales(ag))
+        continue;
       FusionReport report =
-          gather ? fuseAllGather(rewriter, cast<AllGatherOp>(op), options)
-                 : fuseReduceScatter(rewriter, cast<ReduceScatterOp>(op),
-                                     options);
+          gather
+              ? fuseAllGather(rewriter, cast<AllGatherOp>(op), options)
+              : fuseReduceScatter(rewriter, cast<ReduceScatterOp>(op), options);
       counts.add(report.fused);
       if (report.fused)
         setSchedule(report.fused, schedule);

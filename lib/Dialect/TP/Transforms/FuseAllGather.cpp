@@ -71,8 +71,8 @@ static Value peelCollapse(Value value, bool aWasCollapsed) {
 /// A's scale of a scaled consumer. A per-tensor scale (and the NVFP4 global
 /// scale) is shared by the group; row-wise and block scales must be gathered
 /// along with A, and the fused op takes their shard.
-static LogicalResult matchAScale(AllGatherOp ag, ScaledMatmulOp op,
-                                 Consumer &c, std::string &why) {
+static LogicalResult matchAScale(AllGatherOp ag, ScaledMatmulOp op, Consumer &c,
+                                 std::string &why) {
   c.aGlobal = op.getAGlobalScale();
   if (c.mode == ScalingMode::PerTensor) {
     c.aScale = op.getAScale();
@@ -152,9 +152,14 @@ static LogicalResult matchMatmul(AllGatherOp ag, OpOperand &use, Consumer &c,
 /// Extends the consumer over a bias add and the expand back to A's rank.
 static void matchEpilogue(Consumer &c) {
   c.chain.push_back(c.matmul);
+  // Only ops of the matmul's block join the chain: the fused op must see
+  // their operands.
   auto soleUser = [&]() -> Operation * {
     Value v = c.result();
-    return v.hasOneUse() ? *v.user_begin() : nullptr;
+    if (!v.hasOneUse())
+      return nullptr;
+    Operation *user = *v.user_begin();
+    return user->getBlock() == c.matmul->getBlock() ? user : nullptr;
   };
   auto absorbBias = [&] {
     auto add = dyn_cast_or_null<BiasAddOp>(soleUser());
@@ -193,10 +198,12 @@ static FailureOr<Consumer> matchConsumer(AllGatherOp ag, OpOperand &use,
   matchEpilogue(c);
 
   SmallPtrSet<Operation *, 4> replaced = {ag.getOperation()};
-  std::pair<Value, StringRef> needed[] = {
-      {c.b, "B"},           {c.bias, "the bias"},
-      {c.bScale, "B's scale"}, {c.bGlobal, "B's global scale"},
-      {c.aScale, "A's scale"}, {c.aGlobal, "A's global scale"}};
+  std::pair<Value, StringRef> needed[] = {{c.b, "B"},
+                                          {c.bias, "the bias"},
+                                          {c.bScale, "B's scale"},
+                                          {c.bGlobal, "B's global scale"},
+                                          {c.aScale, "A's scale"},
+                                          {c.aGlobal, "A's global scale"}};
   for (auto [value, what] : needed) {
     if (!value)
       continue;
@@ -214,7 +221,7 @@ static FailureOr<Consumer> matchConsumer(AllGatherOp ag, OpOperand &use,
 /// Consumers that can share one fused op: same B layout and the same A
 /// scale. Returns the largest such group; the rest become misses.
 static ConsumerList chooseGroup(ConsumerList consumers,
-                                         SmallVector<Miss> &misses) {
+                                SmallVector<Miss> &misses) {
   auto compatible = [](const Consumer &x, const Consumer &y) {
     return x.transposeB == y.transposeB && x.mode == y.mode &&
            x.aScale == y.aScale && x.aGlobal == y.aGlobal;
@@ -268,10 +275,10 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
     if (succeeded(c))
       consumers.push_back(std::move(*c));
     else
-      misses.push_back({use.getOwner(), why,
-                        isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp>(
-                            use.getOwner()) ||
-                            isInterloper(use.getOwner())});
+      misses.push_back(
+          {use.getOwner(), why,
+           isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp>(use.getOwner()) ||
+               isInterloper(use.getOwner())});
   };
   for (OpOperand &use : ag->getUses()) {
     auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());
@@ -288,18 +295,17 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
   llvm::sort(consumers, [&](const Consumer &x, const Consumer &y) {
     return inBlockOrder(x.matmul, y.matmul);
   });
-  ConsumerList group =
-      consumers.empty() ? ConsumerList()
-                        : chooseGroup(std::move(consumers), misses);
+  ConsumerList group = consumers.empty()
+                           ? ConsumerList()
+                           : chooseGroup(std::move(consumers), misses);
   llvm::stable_sort(misses, [&](const Miss &x, const Miss &y) {
     return inBlockOrder(x.user, y.user);
   });
   // Uses that are no matmul at all (the gathered value saved for backward,
   // say) are not misses; they explain one only when nothing fused and nothing
   // closer to a matmul does.
-  bool anyBlocked = llvm::any_of(misses, [](const Miss &m) {
-    return m.blocksAMatmul;
-  });
+  bool anyBlocked =
+      llvm::any_of(misses, [](const Miss &m) { return m.blocksAMatmul; });
   for (Miss &miss : misses)
     if (miss.blocksAMatmul || (!anyBlocked && group.empty()))
       report.misses.push_back(std::move(miss.why));
@@ -313,10 +319,12 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
   auto isAbsorbed = [&](Operation *user) {
     if (absorbed.contains(user))
       return true;
+    // A reshape is absorbed when it feeds fused consumers only (a dead one
+    // still reads the gathered value).
     auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
-    return collapse && llvm::all_of(collapse->getUsers(), [&](Operation *u) {
-             return absorbed.contains(u);
-           });
+    return collapse && !collapse->use_empty() &&
+           llvm::all_of(collapse->getUsers(),
+                        [&](Operation *u) { return absorbed.contains(u); });
   };
   bool returnGathered = !llvm::all_of(ag->getUsers(), isAbsorbed);
 
@@ -369,8 +377,8 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
     products = op.getProducts();
   } else {
     auto op = AllGatherMatmulOp::create(
-        rewriter, loc, resultTypes, ag.getInput(), bs, biases,
-        ag.getGridAttr(), ag.getGridAxesAttr(), ag.getDimAttr(), maskAttr,
+        rewriter, loc, resultTypes, ag.getInput(), bs, biases, ag.getGridAttr(),
+        ag.getGridAxesAttr(), ag.getDimAttr(), maskAttr,
         lead.transposeB ? rewriter.getUnitAttr() : UnitAttr(), gatheredAttr,
         /*algorithm=*/nullptr, /*chunks=*/nullptr);
     fused = op;

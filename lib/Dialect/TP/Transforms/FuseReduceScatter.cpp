@@ -44,7 +44,8 @@ struct Producer {
 
 /// The matmul itself. With F.linear's reshapes, A is the collapse's source
 /// (the collapse feeds the matmul's first operand by construction).
-static LogicalResult matchMatmul(Operation *def, Producer &p, std::string &why) {
+static LogicalResult matchMatmul(Operation *def, Producer &p,
+                                 std::string &why) {
   bool collapsed = static_cast<bool>(p.collapse);
   auto takeA = [&](Value lhs) -> LogicalResult {
     if (!collapsed)
@@ -168,7 +169,8 @@ static FailureOr<Producer> matchProducer(ReduceScatterOp rs, std::string &why) {
   int64_t last = rs.getType().getRank() - 1;
   if (rs->hasOneUse() && static_cast<int64_t>(rs.getDim()) != last) {
     auto add = dyn_cast<BiasAddOp>(*rs->user_begin());
-    if (add && add.getInput() == rs.getResult()) {
+    if (add && add.getInput() == rs.getResult() &&
+        add->getBlock() == rs->getBlock()) {
       p.bias = add.getBias();
       p.tail.push_back(add);
     }
@@ -212,8 +214,7 @@ FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
     HoistStatus status = planHoist(point, p.bias, replaced, toHoist, blocker);
     if (status != HoistStatus::Ok) {
       report.misses.push_back(describeHoistFailure(
-          status, blocker, "the bias", "the matmul's product",
-          "matmul"));
+          status, blocker, "the bias", "the matmul's product", "matmul"));
       return report;
     }
   }
@@ -229,7 +230,8 @@ FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
   for (Operation *op : llvm::concat<Operation *>(p.chain, p.tail))
     locs.push_back(op->getLoc());
   Location loc = rewriter.getFusedLoc(locs);
-  UnitAttr unreducedAttr = returnUnreduced ? rewriter.getUnitAttr() : UnitAttr();
+  UnitAttr unreducedAttr =
+      returnUnreduced ? rewriter.getUnitAttr() : UnitAttr();
   rewriter.setInsertionPoint(point);
   Operation *fused;
   if (p.scaled) {
@@ -243,8 +245,8 @@ FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
     fused = MatmulReduceScatterOp::create(
         rewriter, loc, resultTypes, p.a, p.b, p.bias, p.addend,
         rs.getGridAttr(), rs.getGridAxesAttr(), rs.getDimAttr(),
-        rs.getReduceAttr(),
-        p.transposeB ? rewriter.getUnitAttr() : UnitAttr(), unreducedAttr,
+        rs.getReduceAttr(), p.transposeB ? rewriter.getUnitAttr() : UnitAttr(),
+        unreducedAttr,
         /*algorithm=*/nullptr, /*chunks=*/nullptr);
   }
 

@@ -28,10 +28,10 @@ bool tp::isTensorParallelGroup(ArrayRef<int16_t> axes,
     return false;
   }
   if (options.tensorParallelAxis && axes[0] != *options.tensorParallelAxis) {
-    why = ("the " + collective + " is along grid axis " + Twine(axes[0]) +
-           ", not the tensor-parallel axis " +
-           Twine(*options.tensorParallelAxis))
-              .str();
+    why =
+        ("the " + collective + " is along grid axis " + Twine(axes[0]) +
+         ", not the tensor-parallel axis " + Twine(*options.tensorParallelAxis))
+            .str();
     return false;
   }
   return true;
@@ -47,9 +47,8 @@ static bool isElementwise(Operation *op) {
 }
 
 bool tp::isInterloper(Operation *op) {
-  return isElementwise(op) ||
-         isa<linalg::TransposeOp, tensor::CollapseShapeOp,
-             tensor::ExpandShapeOp, tensor::ReshapeOp>(op);
+  return isElementwise(op) || isa<linalg::TransposeOp, tensor::CollapseShapeOp,
+                                  tensor::ExpandShapeOp, tensor::ReshapeOp>(op);
 }
 
 std::string tp::describeInterloper(Operation *op, StringRef collective) {
@@ -61,7 +60,8 @@ std::string tp::describeInterloper(Operation *op, StringRef collective) {
     return "an elementwise op (" + name + ") sits " + where;
   if (isa<linalg::TransposeOp>(op))
     return "a transpose (" + name + ") sits " + where;
-  if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp>(op))
+  if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp>(
+          op))
     return "a reshape (" + name +
            ") that does not just merge the leading dims sits " + where;
   if (collective == "all-gather")

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Dialect/TP/Utils/ReshapeUtils.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Utils/ReshapeUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -45,8 +45,9 @@ struct LowerLinear : OpRewritePattern<LinearOp> {
       shape[dim] = scaleExtent(shape[dim],
                                groupSize ? *groupSize : ShapedType::kDynamic);
       x = AllGatherOp::create(
-          rewriter, loc, RankedTensorType::get(shape, inputType.getElementType()),
-          x, op.getGridAttr(), op.getGridAxesAttr(),
+          rewriter, loc,
+          RankedTensorType::get(shape, inputType.getElementType()), x,
+          op.getGridAttr(), op.getGridAxesAttr(),
           rewriter.getI64IntegerAttr(dim));
     }
 
@@ -57,11 +58,11 @@ struct LowerLinear : OpRewritePattern<LinearOp> {
         y = AllReduceOp::create(rewriter, loc, y, op.getGridAttr(),
                                 op.getGridAxesAttr(), reduce);
       else
-        y = ReduceScatterOp::create(rewriter, loc, op.getType(), y,
-                                    op.getGridAttr(), op.getGridAxesAttr(),
-                                    rewriter.getI64IntegerAttr(
-                                        op.getOutputPlacement().getShardDim()),
-                                    reduce);
+        y = ReduceScatterOp::create(
+            rewriter, loc, op.getType(), y, op.getGridAttr(),
+            op.getGridAxesAttr(),
+            rewriter.getI64IntegerAttr(op.getOutputPlacement().getShardDim()),
+            reduce);
     }
     if (op.getBias())
       y = BiasAddOp::create(rewriter, loc, y, op.getBias());
@@ -86,8 +87,7 @@ struct LowerLinear : OpRewritePattern<LinearOp> {
   LinearLoweringMode mode;
 };
 
-struct TPLowerLinearPass
-    : tp::impl::TPLowerLinearBase<TPLowerLinearPass> {
+struct TPLowerLinearPass : tp::impl::TPLowerLinearBase<TPLowerLinearPass> {
   using TPLowerLinearBase::TPLowerLinearBase;
 
   void runOnOperation() override {

@@ -36,8 +36,8 @@ Value tp::expandLeadingDims(OpBuilder &builder, Location loc, Value matrix,
 
 bool tp::isLeadingDimsCollapse(tensor::CollapseShapeOp op) {
   int64_t rank = op.getSrcType().getRank();
-  return rank >= 2 && op.getReassociationIndices() ==
-                          leadingDimsReassociation(rank);
+  return rank >= 2 &&
+         op.getReassociationIndices() == leadingDimsReassociation(rank);
 }
 
 bool tp::isLeadingDimsExpand(tensor::ExpandShapeOp op) {

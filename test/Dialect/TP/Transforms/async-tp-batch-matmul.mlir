@@ -62,3 +62,22 @@ func.func @bmm_per_batch_weight_reduce_scatter(%h: tensor<4x16x64xf32>, %w: tens
   %y = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : tensor<4x16x8xf32> -> tensor<4x4x8xf32>
   return %y : tensor<4x4x8xf32>
 }
+
+// -----
+
+// A dead reshape of the gathered value keeps reading it: the fused op returns
+// the gathered value for it.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @dead_reshape_of_gathered
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x8xf32>, %[[W:.*]]: tensor<8x16xf32>)
+// CHECK-NEXT:  %[[R:.*]]:2 = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 0 return_gathered
+// CHECK-NEXT:  tensor.collapse_shape %[[R]]#0
+// CHECK-NEXT:  return %[[R]]#1
+func.func @dead_reshape_of_gathered(%x: tensor<2x4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x4x16xf32> {
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<2x4x8xf32> -> tensor<4x4x8xf32>
+  %dead = tensor.collapse_shape %g [[0, 1], [2]] : tensor<4x4x8xf32> into tensor<16x8xf32>
+  %y = tp.batch_matmul %g, %w : tensor<4x4x8xf32>, tensor<8x16xf32> -> tensor<4x4x16xf32>
+  return %y : tensor<4x4x16xf32>
+}

@@ -80,3 +80,28 @@ func.func @two_d_grid(%x: tensor<8x64xf32>, %w: tensor<64x128xf32>) -> (tensor<3
   %y2 = tp.matmul %g2, %w : tensor<64x64xf32>, tensor<64x128xf32> -> tensor<64x128xf32>
   return %y, %y2 : tensor<32x128xf32>, tensor<64x128xf32>
 }
+
+// -----
+
+// A bias added inside a nested region stays there: the product fuses, the
+// bias add does not join it.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @bias_in_nested_region
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x16xf32>, %[[C:.*]]: i1)
+// CHECK-NEXT:  %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 0 :
+// CHECK-NEXT:  scf.if %[[C]]
+// CHECK:       tp.bias_add %[[Y]]
+func.func @bias_in_nested_region(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %c: i1) -> tensor<8x16xf32> {
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<4x8xf32> -> tensor<8x8xf32>
+  %m = tp.matmul %g, %w : tensor<8x8xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  %r = scf.if %c -> tensor<8x16xf32> {
+    %b = arith.constant dense<1.0> : tensor<16xf32>
+    %y = tp.bias_add %m, %b : tensor<8x16xf32>, tensor<16xf32>
+    scf.yield %y : tensor<8x16xf32>
+  } else {
+    scf.yield %m : tensor<8x16xf32>
+  }
+  return %r : tensor<8x16xf32>
+}

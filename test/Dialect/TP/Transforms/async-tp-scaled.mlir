@@ -230,3 +230,20 @@ func.func @scaled_addend(%h: tensor<2x8x64xf8E4M3FN>, %sh: tensor<f32>, %w: tens
   %r = tp.reduce_scatter %s on @tp axes = [0] dim = 1 reduce = sum : tensor<2x8x32xbf16> -> tensor<2x4x32xbf16>
   return %r : tensor<2x4x32xbf16>
 }
+
+// -----
+
+// A scale's all-gather that comes first is not a miss of its own: it fuses
+// with its data's all-gather.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @scale_gathered_first
+// CHECK-NEXT:  tp.all_gather_scaled_matmul
+// CHECK-NEXT:  return
+func.func @scale_gathered_first(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<8x1xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x1xf32>) -> tensor<32x32xbf16> {
+  %gs = tp.all_gather %sx on @tp axes = [0] dim = 0 : tensor<8x1xf32> -> tensor<32x1xf32>
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %y = tp.scaled_matmul %g scale %gs, %w scale %sw row_wise : (tensor<32x64xf8E4M3FN>, tensor<32x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}

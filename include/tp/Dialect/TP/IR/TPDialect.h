@@ -1,4 +1,5 @@
-//===- TPDialect.h - tp dialect ----------------------------------*- C++ -*-===//
+//===- TPDialect.h - tp dialect ----------------------------------*- C++
+//-*-===//
 #ifndef TP_DIALECT_TP_IR_TPDIALECT_H
 #define TP_DIALECT_TP_IR_TPDIALECT_H
 

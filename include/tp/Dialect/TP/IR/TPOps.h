@@ -1,4 +1,5 @@
-//===- TPOps.h - tp dialect ops, attributes and enums ------------*- C++ -*-===//
+//===- TPOps.h - tp dialect ops, attributes and enums ------------*- C++
+//-*-===//
 #ifndef TP_DIALECT_TP_IR_TPOPS_H
 #define TP_DIALECT_TP_IR_TPOPS_H
 

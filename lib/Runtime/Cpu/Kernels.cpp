@@ -33,18 +33,22 @@ void cpu::copySlabs(const uint8_t *src, int64_t srcExtent, int64_t srcStart,
                 src + (o * srcExtent + srcStart) * slab, count * slab);
 }
 
+/// C *= beta: the GEMM of an empty contraction (BLAS rejects lda = 0).
+template <typename T>
+static void scaleOnly(int64_t m, int64_t n, T *c, int64_t ldc, T beta) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      c[i * ldc + j] *= beta;
+}
+
 template <>
 void cpu::gemm<float>(bool transposeB, int64_t m, int64_t n, int64_t k,
                       const float *a, int64_t lda, const float *b, int64_t ldb,
                       float *c, int64_t ldc, float beta) {
   if (m == 0 || n == 0)
     return;
-  if (k == 0) { // an empty sum: BLAS rejects lda = 0
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        c[i * ldc + j] *= beta;
-    return;
-  }
+  if (k == 0)
+    return scaleOnly(m, n, c, ldc, beta);
   cblas_sgemm(CblasRowMajor, CblasNoTrans,
               transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b,
               ldb, beta, c, ldc);
@@ -56,12 +60,8 @@ void cpu::gemm<double>(bool transposeB, int64_t m, int64_t n, int64_t k,
                        int64_t ldb, double *c, int64_t ldc, double beta) {
   if (m == 0 || n == 0)
     return;
-  if (k == 0) { // an empty sum: BLAS rejects lda = 0
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        c[i * ldc + j] *= beta;
-    return;
-  }
+  if (k == 0)
+    return scaleOnly(m, n, c, ldc, beta);
   cblas_dgemm(CblasRowMajor, CblasNoTrans,
               transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b,
               ldb, beta, c, ldc);

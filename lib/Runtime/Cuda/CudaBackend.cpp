@@ -181,6 +181,22 @@ private:
     TP_RETURN_IF_ERROR(status);
     return left;
   }
+  /// Uploads `input`, publishes it with an event guarding it, and joins the
+  /// collective: every member's input is then readable after waitPeer(.., 0).
+  Status publishInput(const Group &group, const Tensor &input,
+                      const std::string &purpose, const std::string &site,
+                      std::shared_ptr<Exchange> &ex) {
+    const std::string &context = site;
+    void *in;
+    TP_RETURN_IF_ERROR(upload(input, purpose, in, comm, context));
+    TP_RETURN_IF_ERROR(eventPool(1, context));
+    TP_CUDA(cudaEventRecord(events[0], comm));
+    published = DevicePublished{static_cast<uint8_t *>(in), nullptr, &events};
+    TP_RETURN_IF_ERROR(world.join(group, site + " on " + input.typeString(),
+                                  &published, nullptr, ex));
+    ex->progress[group.index]->store(1, std::memory_order_release);
+    return Status::ok();
+  }
   /// A GEMM of row-major operands already on the device.
   Status deviceGemm(GemmProblem p, const void *a, const void *b, void *d,
                     cudaStream_t stream, const std::string &context) {
@@ -199,6 +215,8 @@ private:
   LtGemm gemm;
   std::map<std::string, std::pair<void *, size_t>> buffers;
   std::vector<cudaEvent_t> events;
+  /// What this rank publishes for its current collective.
+  DevicePublished published;
 };
 
 } // namespace
@@ -238,16 +256,10 @@ Status CudaBackend::allGather(const Group &group, const Tensor &input,
   std::vector<int64_t> shape = input.shape();
   shape[dim] *= g;
   result = Tensor(input.dtype(), shape);
-  void *in, *out;
-  TP_RETURN_IF_ERROR(upload(input, "ag.in", in, comm, context));
+  void *out;
   TP_RETURN_IF_ERROR(buffer("ag.out", bytesOf(result), out, context));
-  TP_RETURN_IF_ERROR(eventPool(1, context));
-  TP_CUDA(cudaEventRecord(events[0], comm));
-  DevicePublished mine{static_cast<uint8_t *>(in), nullptr, &events};
   std::shared_ptr<Exchange> ex;
-  TP_RETURN_IF_ERROR(world.join(group, site + " on " + input.typeString(),
-                                &mine, nullptr, ex));
-  ex->progress[group.index]->store(1, std::memory_order_release);
+  TP_RETURN_IF_ERROR(publishInput(group, input, "ag.in", site, ex));
   Status status;
   for (int i = 0; i < g && status.isOk(); ++i) {
     status = waitPeer(*ex, i, 0, comm, context);
@@ -261,9 +273,7 @@ Status CudaBackend::allGather(const Group &group, const Tensor &input,
   }
   if (status.isOk())
     status = download(out, result, comm, context);
-  Status left = world.leave(group, ex);
-  TP_RETURN_IF_ERROR(status);
-  return left;
+  return finish(group, ex, status, comm);
 }
 
 Status CudaBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
@@ -284,8 +294,7 @@ Status CudaBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
     shape[dim] = extent;
   result = Tensor(input.dtype(), shape);
   size_t sliceBytes = bytesOf(result);
-  void *in, *staging, *out, *pointers;
-  TP_RETURN_IF_ERROR(upload(input, "rd.in", in, comm, context));
+  void *staging, *out, *pointers;
   TP_RETURN_IF_ERROR(buffer("rd.staging", sliceBytes * g, staging, context));
   TP_RETURN_IF_ERROR(buffer("rd.out", sliceBytes, out, context));
   TP_RETURN_IF_ERROR(
@@ -295,13 +304,8 @@ Status CudaBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
     slots[i] = static_cast<uint8_t *>(staging) + i * sliceBytes;
   TP_CUDA(cudaMemcpyAsync(pointers, slots.data(), sizeof(void *) * g,
                           cudaMemcpyHostToDevice, comm));
-  TP_RETURN_IF_ERROR(eventPool(1, context));
-  TP_CUDA(cudaEventRecord(events[0], comm));
-  DevicePublished mine{static_cast<uint8_t *>(in), nullptr, &events};
   std::shared_ptr<Exchange> ex;
-  TP_RETURN_IF_ERROR(world.join(group, site + " on " + input.typeString(),
-                                &mine, nullptr, ex));
-  ex->progress[group.index]->store(1, std::memory_order_release);
+  TP_RETURN_IF_ERROR(publishInput(group, input, "rd.in", site, ex));
   Status status;
   Split slice{s.outer, extent, s.inner};
   for (int i = 0; i < g && status.isOk(); ++i) {
@@ -322,9 +326,7 @@ Status CudaBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
               "reduce kernel", context);
   if (status.isOk())
     status = download(out, result, comm, context);
-  Status left = world.leave(group, ex);
-  TP_RETURN_IF_ERROR(status);
-  return left;
+  return finish(group, ex, status, comm);
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,7 +8,7 @@ every rank.
                        [--ranks 1 2 3 4 8] [--dtypes f32 bf16]
 
 A template is `upstream/NAME.mlir.in` with @G@ (tensor-parallel group size)
-and @DT@ (element type) placeholders. Prints one line per run and a final
+and @DT@ (element type) markers. Prints one line per run and a final
 "passed N of N" line; exits 1 on any failure.
 """
 import argparse

@@ -14,6 +14,10 @@
 // RUN: not tp-run %s --ranks 2 --backend gpu 2>&1 | FileCheck %s --check-prefix=BACKEND
 // RUN: not tp-run %s --ranks 2 --pipeline no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not tp-run %s --ranks 0 2>&1 | FileCheck %s --check-prefix=RANKS
+// RUN: not tp-run %s --ranks 2 --timeout-ms 0 2>&1 | FileCheck %s --check-prefix=TIMEOUT
+// RUN: not tp-run %s --ranks 2 --compare-pipeline '' --compare-backend gpu 2>&1 | FileCheck %s --check-prefix=BACKEND
+// RUN: not tp-run %s --ranks 2 --trace %t/no/such/dir/t.json 2>&1 | FileCheck %s --check-prefix=TRACEFILE
+// RUN: not tp-run %s --ranks 2 --dump-dir /dev/null/dump 2>&1 | FileCheck %s --check-prefix=DUMPDIR
 // RUN: not tp-run %s --ranks 2 --entry nope 2>&1 | FileCheck %s --check-prefix=ENTRY
 // RUN: not tp-run %S/Inputs/two_functions.mlir --ranks 2 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: not tp-run %S/Inputs/dynamic_arg.mlir --ranks 2 2>&1 | FileCheck %s --check-prefix=DYN
@@ -46,6 +50,9 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xf32> 
 // BACKEND: tp-run: unknown backend 'gpu'; this build has: cpu{{(, cuda)?}}
 // PIPELINE: tp-run: bad pipeline 'no-such-pass'
 // RANKS: tp-run: --ranks must be at least 1
+// TIMEOUT: tp-run: --timeout-ms must be positive
+// TRACEFILE: tp-run: {{.*}}no/such/dir/t.json
+// DUMPDIR: tp-run: cannot create /dev/null/dump/rank0
 // ENTRY: tp-run: no function @nope
 // TWO: tp-run: several public functions (@first, @second); choose one with --entry
 // DYN: tp-run: argument 0 has dynamic dims; give their sizes with --dim-size N or --arg-shape 0=AxB...

@@ -299,6 +299,8 @@ int main(int argc, char **argv) {
                               "tp-run: execute tp programs on N ranks\n");
   if (numRanks < 1)
     return fail("--ranks must be at least 1");
+  if (timeoutMs < 1)
+    return fail("--timeout-ms must be positive");
   auto backends = mlir::tp::availableBackends();
   for (const std::string &name :
        {backendName.getValue(), compareBackend.getValue()})

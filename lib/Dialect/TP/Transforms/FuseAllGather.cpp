@@ -174,9 +174,7 @@ static void matchEpilogue(Consumer &c) {
   auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(soleUser());
   if (!expand || !isLeadingDimsExpand(expand))
     return;
-  ArrayRef<int64_t> aShape = c.collapse.getSrcType().getShape();
-  ArrayRef<int64_t> outShape = expand.getResultType().getShape();
-  if (failed(verifyCompatibleShape(aShape.drop_back(), outShape.drop_back())))
+  if (!restoresLeadingDims(expand, c.collapse))
     return;
   c.chain.push_back(expand);
   c.expanded = true;
@@ -316,8 +314,14 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
   SmallPtrSet<Operation *, 8> absorbed;
   for (Consumer &c : group)
     absorbed.insert(c.matmul);
+  // A leading dim of the gathered value is also a dim of every product.
+  auto isLeadingDimQuery = [&](Operation *user) {
+    auto dim = dyn_cast<tensor::DimOp>(user);
+    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+    return index && *index < ag.getType().getRank() - 1;
+  };
   auto isAbsorbed = [&](Operation *user) {
-    if (absorbed.contains(user))
+    if (absorbed.contains(user) || isLeadingDimQuery(user))
       return true;
     // A reshape is absorbed when it feeds fused consumers only (a dead one
     // still reads the gathered value).
@@ -407,6 +411,11 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
   for (Operation *op : leftovers)
     if (op->use_empty())
       rewriter.eraseOp(op);
+  for (Operation *user : llvm::make_early_inc_range(ag->getUsers()))
+    if (isLeadingDimQuery(user))
+      rewriter.modifyOpInPlace(user, [&] {
+        cast<tensor::DimOp>(user).getSourceMutable().assign(products[0]);
+      });
   if (returnGathered)
     rewriter.replaceAllUsesWith(ag.getResult(), fused->getResult(0));
   rewriter.eraseOp(ag);

@@ -141,9 +141,7 @@ static FailureOr<Producer> matchProducer(ReduceScatterOp rs, std::string &why) {
             : tensor::CollapseShapeOp();
     if (!isLeadingDimsExpand(expand) || !collapse ||
         !isLeadingDimsCollapse(collapse) ||
-        failed(verifyCompatibleShape(
-            collapse.getSrcType().getShape().drop_back(),
-            expand.getResultType().getShape().drop_back()))) {
+        !restoresLeadingDims(expand, collapse)) {
       why = describeInterloper(expand, "reduce-scatter");
       return failure();
     }

@@ -45,3 +45,26 @@ bool tp::isLeadingDimsExpand(tensor::ExpandShapeOp op) {
   return op.getSrcType().getRank() == 2 && rank >= 2 &&
          op.getReassociationIndices() == leadingDimsReassociation(rank);
 }
+
+bool tp::restoresLeadingDims(tensor::ExpandShapeOp expand,
+                             tensor::CollapseShapeOp collapse) {
+  Value source = collapse.getSrc();
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  SmallVector<OpFoldResult> sizes = expand.getMixedOutputShape();
+  if (static_cast<int64_t>(sizes.size()) != sourceType.getRank())
+    return false;
+  for (int64_t i = 0; i + 1 < sourceType.getRank(); ++i) {
+    std::optional<int64_t> size = getConstantIntValue(sizes[i]);
+    if (!sourceType.isDynamicDim(i)) {
+      if (size != sourceType.getDimSize(i))
+        return false;
+      continue;
+    }
+    auto dim = dyn_cast_if_present<Value>(sizes[i])
+                   ? cast<Value>(sizes[i]).getDefiningOp<tensor::DimOp>()
+                   : tensor::DimOp();
+    if (!dim || dim.getSource() != source || dim.getConstantIndex() != i)
+      return false;
+  }
+  return true;
+}

@@ -30,6 +30,13 @@ bool isLeadingDimsCollapse(tensor::CollapseShapeOp op);
 /// Whether `op` splits the first dim of a 2-D source and keeps the last.
 bool isLeadingDimsExpand(tensor::ExpandShapeOp op);
 
+/// Whether `expand` restores exactly the leading dims `collapse` merged: equal
+/// static extents, and each dynamic one given as `tensor.dim` of the
+/// collapse's source (a program may legally expand into other extents of the
+/// same product, which a fused op would not reproduce).
+bool restoresLeadingDims(tensor::ExpandShapeOp expand,
+                         tensor::CollapseShapeOp collapse);
+
 } // namespace mlir::tp
 
 #endif // TP_DIALECT_TP_UTILS_RESHAPEUTILS_H

@@ -41,30 +41,30 @@ static void scaleOnly(int64_t m, int64_t n, T *c, int64_t ldc, T beta) {
       c[i * ldc + j] *= beta;
 }
 
-template <>
-void cpu::gemm<float>(bool transposeB, int64_t m, int64_t n, int64_t k,
-                      const float *a, int64_t lda, const float *b, int64_t ldb,
-                      float *c, int64_t ldc, float beta) {
-  if (m == 0 || n == 0)
-    return;
-  if (k == 0)
-    return scaleOnly(m, n, c, ldc, beta);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans,
-              transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b,
+/// The BLAS routine of each element type.
+static void blasGemm(CBLAS_TRANSPOSE transB, int64_t m, int64_t n, int64_t k,
+                     const float *a, int64_t lda, const float *b, int64_t ldb,
+                     float beta, float *c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, transB, m, n, k, 1.0f, a, lda, b,
               ldb, beta, c, ldc);
 }
+static void blasGemm(CBLAS_TRANSPOSE transB, int64_t m, int64_t n, int64_t k,
+                     const double *a, int64_t lda, const double *b, int64_t ldb,
+                     double beta, double *c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, transB, m, n, k, 1.0, a, lda, b, ldb,
+              beta, c, ldc);
+}
 
-template <>
-void cpu::gemm<double>(bool transposeB, int64_t m, int64_t n, int64_t k,
-                       const double *a, int64_t lda, const double *b,
-                       int64_t ldb, double *c, int64_t ldc, double beta) {
+template <typename T>
+void cpu::gemm(bool transposeB, int64_t m, int64_t n, int64_t k, const T *a,
+               int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc,
+               T beta) {
   if (m == 0 || n == 0)
     return;
   if (k == 0)
     return scaleOnly(m, n, c, ldc, beta);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans,
-              transposeB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b,
-              ldb, beta, c, ldc);
+  blasGemm(transposeB ? CblasTrans : CblasNoTrans, m, n, k, a, lda, b, ldb,
+           beta, c, ldc);
 }
 
 /// The dequantization factor of element (row, col) of a scaled operand.
@@ -158,6 +158,12 @@ bool cpu::needsDouble(const Operand &a, const Operand &b) {
 }
 
 namespace tp::rt::cpu {
+template void gemm<float>(bool, int64_t, int64_t, int64_t, const float *,
+                          int64_t, const float *, int64_t, float *, int64_t,
+                          float);
+template void gemm<double>(bool, int64_t, int64_t, int64_t, const double *,
+                           int64_t, const double *, int64_t, double *, int64_t,
+                           double);
 template void loadBlock<float>(const Operand &, int64_t, int64_t, int64_t,
                                int64_t, float *);
 template void loadBlock<double>(const Operand &, int64_t, int64_t, int64_t,

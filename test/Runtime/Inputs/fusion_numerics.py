@@ -16,9 +16,9 @@ failure.
 import argparse
 import os
 import re
-import subprocess
-import sys
 import tempfile
+
+from numerics_common import compare, finish, run
 
 K, N, F, R, B, S = 32, 16, 24, 4, 2, 3  # per-rank sizes
 
@@ -245,10 +245,6 @@ for _mode in SCALES:
     PATTERNS[f"sc_rs_{_mode}"] = sc_rs(_mode)
 
 
-def run(cmd):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("patterns", nargs="+", choices=sorted(PATTERNS))
@@ -286,16 +282,13 @@ def main():
                         algorithm, chunks = schedule.split(":")
                         total += 1
                         fused = f"cse,tp-async-tp{{algorithm={algorithm} chunks={chunks}}}"
-                        result = run([args.tp_run, path, "--ranks", str(g), "--seed", str(g),
-                                      "--pipeline", fused, "--compare-pipeline", ""] + backends)
-                        verdict = re.search(r"max normalized error (\S+)\)", result.stdout)
-                        if result.returncode == 0 and verdict:
-                            passed += 1
-                            print(f"{pattern} g={g} {dt} {algorithm}/{chunks}: ok ({verdict.group(1)})")
-                        else:
-                            print(f"{pattern} g={g} {dt} {algorithm}/{chunks}: FAILED\n{result.stdout}")
-    print(f"passed {passed} of {total}")
-    sys.exit(0 if passed == total else 1)
+                        ok, error, output = compare(
+                            [args.tp_run, path, "--ranks", str(g), "--seed", str(g),
+                             "--pipeline", fused, "--compare-pipeline", ""] + backends)
+                        passed += ok
+                        tag = f"{pattern} g={g} {dt} {algorithm}/{chunks}"
+                        print(f"{tag}: ok ({error})" if ok else f"{tag}: FAILED\n{output}")
+    finish(passed, total)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,9 @@ and @DT@ (element type) markers. Prints one line per run and a final
 import argparse
 import os
 import re
-import subprocess
-import sys
 import tempfile
+
+from numerics_common import compare, finish, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -30,11 +30,6 @@ TEMPLATES = {
     "dynamic_tokens": (1, 1, lambda g: ["--arg-shape", "0=6x32",
                                         "--arg-shape", f"2={6 * g}x{48 // g}"]),
 }
-
-
-def run(cmd, **kwargs):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, **kwargs)
 
 
 def main():
@@ -77,17 +72,14 @@ def main():
                     if not m or fused != expected or m.group(3) != "0":
                         print(f"{tag}: expected {expected} fusions\n{stats.stdout}")
                         continue
-                    result = run([args.tp_run, path, "--ranks", str(g * per_group),
-                                  "--seed", str(g), "--pipeline", "tp-async-tp-pipeline",
-                                  "--compare-pipeline", ""] + extra(g))
-                    verdict = re.search(r"max normalized error (\S+)\)", result.stdout)
-                    if result.returncode == 0 and verdict:
-                        passed += 1
-                        print(f"{tag}: ok, {expected} fused ({verdict.group(1)})")
-                    else:
-                        print(f"{tag}: FAILED\n{result.stdout}")
-    print(f"passed {passed} of {total}")
-    sys.exit(0 if passed == total else 1)
+                    ok, error, output = compare(
+                        [args.tp_run, path, "--ranks", str(g * per_group), "--seed", str(g),
+                         "--pipeline", "tp-async-tp-pipeline", "--compare-pipeline", ""]
+                        + extra(g))
+                    passed += ok
+                    print(f"{tag}: ok, {expected} fused ({error})" if ok
+                          else f"{tag}: FAILED\n{output}")
+    finish(passed, total)
 
 
 if __name__ == "__main__":

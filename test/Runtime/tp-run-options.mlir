@@ -13,6 +13,7 @@
 // RUN: not tp-run %s --ranks 2 --input-dir %t/missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not tp-run %s --ranks 2 --backend gpu 2>&1 | FileCheck %s --check-prefix=BACKEND
 // RUN: not tp-run %s --ranks 2 --pipeline no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// RUN: not tp-run %s --ranks 2 --compare-pipeline no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not tp-run %s --ranks 0 2>&1 | FileCheck %s --check-prefix=RANKS
 // RUN: not tp-run %s --ranks 2 --timeout-ms 0 2>&1 | FileCheck %s --check-prefix=TIMEOUT
 // RUN: not tp-run %s --ranks 2 --compare-pipeline '' --compare-backend gpu 2>&1 | FileCheck %s --check-prefix=BACKEND

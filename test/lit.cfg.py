@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -27,9 +28,26 @@ tools = [
     "tp-opt",
     "tp-capi-test",
     "tp-run",
+    "tp-launch-probe",
     "not",
     "count",
     "split-file",
     ToolSubst("mlir-opt", command=os.path.join(config.llvm_tools_dir, "mlir-opt")),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The CUDA backend is built; a GPU is there to run it (tests that expect the
+# no-GPU errors are UNSUPPORTED on a GPU machine).
+if config.tp_have_cuda:
+    config.available_features.add("cuda-build")
+if os.path.exists("/dev/nvidiactl"):
+    config.available_features.add("cuda-device")
+
+# Multi-process runs under Open MPI's mpirun, as root in CI, with more ranks
+# than cores.
+mpirun = shutil.which("mpirun")
+if config.tp_have_mpi and mpirun:
+    config.available_features.add("mpi")
+    for name in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]:
+        config.environment[name] = "1"
+    config.substitutions.append(("%mpirun", mpirun + " --oversubscribe -n"))

@@ -1,0 +1,33 @@
+//===- Wire.h - a rank's outcome as bytes between processes -----*- C++ -*-===//
+//
+// When ranks are processes (one per GPU), each sends its outcome, an error or
+// its result tensors, to the process that reports the run. The encoding is
+// private to one build of the project (same endianness on both ends); the
+// decoder still checks every length, so a truncated report is an error, not a
+// crash.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_RUNTIME_WIRE_H
+#define TP_RUNTIME_WIRE_H
+
+#include "tp/Runtime/Status.h"
+#include "tp/Runtime/Tensor.h"
+
+#include <string>
+#include <vector>
+
+namespace tp::rt {
+
+/// `status` and, when it is ok, `results`.
+std::string encodeOutcome(const Status &status,
+                          const std::vector<Tensor> &results);
+
+/// The inverse of encodeOutcome: `outcome` is the rank's status, `results` its
+/// tensors. Returns an error when `bytes` is not a whole outcome.
+Status decodeOutcome(const std::string &bytes, Status &outcome,
+                     std::vector<Tensor> &results);
+
+} // namespace tp::rt
+
+#endif // TP_RUNTIME_WIRE_H

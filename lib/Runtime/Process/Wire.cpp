@@ -1,0 +1,125 @@
+//===- Wire.cpp - a rank's outcome as bytes between processes -------------===//
+
+#include "tp/Runtime/Wire.h"
+
+#include <cstring>
+
+using namespace tp::rt;
+
+namespace {
+constexpr uint32_t kMagic = 0x54505231; // "TPR1"
+
+class Writer {
+public:
+  template <typename T> void put(T value) {
+    bytes.append(reinterpret_cast<const char *>(&value), sizeof(T));
+  }
+  void putBytes(const void *data, size_t size) {
+    put<uint64_t>(size);
+    if (size)
+      bytes.append(static_cast<const char *>(data), size);
+  }
+  std::string bytes;
+};
+
+class Reader {
+public:
+  explicit Reader(const std::string &bytes) : bytes(bytes) {}
+  template <typename T> bool get(T &value) {
+    if (bytes.size() - at < sizeof(T))
+      return false;
+    std::memcpy(&value, bytes.data() + at, sizeof(T));
+    at += sizeof(T);
+    return true;
+  }
+  /// A length-prefixed run of bytes, without copying.
+  bool getBytes(const char *&data, uint64_t &size) {
+    if (!get(size) || bytes.size() - at < size)
+      return false;
+    data = bytes.data() + at;
+    at += size;
+    return true;
+  }
+  bool atEnd() const { return at == bytes.size(); }
+
+private:
+  const std::string &bytes;
+  size_t at = 0;
+};
+} // namespace
+
+std::string tp::rt::encodeOutcome(const Status &status,
+                                  const std::vector<Tensor> &results) {
+  Writer w;
+  w.put(kMagic);
+  w.put<uint8_t>(status.isOk());
+  if (!status.isOk()) {
+    w.putBytes(status.message().data(), status.message().size());
+    return w.bytes;
+  }
+  w.put<uint32_t>(results.size());
+  for (const Tensor &t : results) {
+    w.put<uint8_t>(static_cast<uint8_t>(t.dtype()));
+    w.put<uint32_t>(t.rank());
+    for (int64_t d : t.shape())
+      w.put<int64_t>(d);
+    w.putBytes(t.data(), t.numBytes());
+  }
+  return w.bytes;
+}
+
+Status tp::rt::decodeOutcome(const std::string &bytes, Status &outcome,
+                             std::vector<Tensor> &results) {
+  Reader r(bytes);
+  auto malformed = [&](const char *what) {
+    return Status::error("malformed rank report (" + std::to_string(bytes.size()) +
+                         " bytes): " + what);
+  };
+  uint32_t magic;
+  uint8_t ok;
+  if (!r.get(magic) || magic != kMagic)
+    return malformed("no header");
+  if (!r.get(ok))
+    return malformed("no status");
+  results.clear();
+  if (!ok) {
+    const char *text;
+    uint64_t size;
+    if (!r.getBytes(text, size) || !r.atEnd())
+      return malformed("bad error message");
+    outcome = Status::error(std::string(text, size));
+    return Status::ok();
+  }
+  uint32_t count;
+  if (!r.get(count))
+    return malformed("no result count");
+  for (uint32_t i = 0; i < count; ++i) {
+    uint8_t type;
+    uint32_t rank;
+    if (!r.get(type) || type > static_cast<uint8_t>(DType::I64) || !r.get(rank))
+      return malformed("bad result type");
+    // Every element takes at least a byte: a shape larger than the report
+    // is malformed, and is refused before anything is allocated for it.
+    std::vector<int64_t> shape(rank);
+    uint64_t elements = 1;
+    for (int64_t &d : shape) {
+      if (!r.get(d) || d < 0 || static_cast<uint64_t>(d) > bytes.size())
+        return malformed("bad result shape");
+      elements = d == 0 ? 0 : elements * d;
+      if (elements > bytes.size())
+        return malformed("bad result shape");
+    }
+    Tensor t(static_cast<DType>(type), shape);
+    const char *data;
+    uint64_t size;
+    if (!r.getBytes(data, size) || size != t.numBytes())
+      return malformed("result bytes do not match its shape");
+    if (size)
+      std::memcpy(t.mutableData(), data, size);
+    results.push_back(std::move(t));
+  }
+  if (!r.atEnd())
+    return malformed("trailing bytes");
+  outcome = Status::ok();
+  return Status::ok();
+}

@@ -1,0 +1,183 @@
+//===- LaunchTest.cpp - ranks as processes: launcher and reports ----------===//
+//
+// The launcher runs tp-launch-probe (LaunchProbe.cpp) as the ranks: reports
+// travel back, and every way a rank can fail ends the whole run promptly with
+// a message naming the rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/Launch.h"
+#include "tp/Runtime/Wire.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+using namespace tp::rt;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+LaunchSpec probe(int ranks, std::vector<std::string> modes) {
+  LaunchSpec spec;
+  spec.argv = {TP_LAUNCH_PROBE};
+  spec.argv.insert(spec.argv.end(), modes.begin(), modes.end());
+  spec.ranks = ranks;
+  spec.bootstrap = std::string("id\0\xff", 4);
+  return spec;
+}
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+TEST(Launch, EveryRankReportsWithItsPlaceAndTheBootstrapBlob) {
+  std::vector<std::string> reports;
+  Status status = launchRanks(probe(4, {"report"}), reports);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  ASSERT_EQ(reports.size(), 4u);
+  for (int r = 0; r < 4; ++r) {
+    Status outcome;
+    std::vector<Tensor> results;
+    ASSERT_TRUE(decodeOutcome(reports[r], outcome, results).isOk());
+    ASSERT_TRUE(outcome.isOk());
+    ASSERT_EQ(results.size(), 1u);
+    const Tensor &t = results[0];
+    ASSERT_EQ(t.numElements(), 3 + 4);
+    EXPECT_EQ(t.get(0), r);
+    EXPECT_EQ(t.get(1), 4);
+    EXPECT_EQ(t.get(2), r); // one node: the local rank is the rank
+    EXPECT_EQ(t.get(3), 'i');
+    EXPECT_EQ(t.get(4), 'd');
+    EXPECT_EQ(t.get(5), 0);   // the blob is bytes, NULs included
+    EXPECT_EQ(t.get(6), 255);
+  }
+}
+
+TEST(Launch, AFailingRankStopsTheOthersAndIsNamed) {
+  std::vector<std::string> reports;
+  Clock::time_point start = Clock::now();
+  // Ranks 0 and 1 hang; rank 2 fails.
+  Status status = launchRanks(probe(3, {"hang", "hang", "fail"}), reports);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_EQ(status.message(),
+            "rank 2 failed first: probe failure on rank 2");
+  EXPECT_LT(secondsSince(start), 20.0);
+}
+
+TEST(Launch, ACrashIsReportedWithItsSignal) {
+  std::vector<std::string> reports;
+  Status status = launchRanks(probe(2, {"hang", "crash"}), reports);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_EQ(status.message().rfind("rank 1 was killed by signal 11", 0), 0u)
+      << status.message();
+}
+
+TEST(Launch, ARankWithoutAReportFails) {
+  std::vector<std::string> reports;
+  Status status = launchRanks(probe(2, {"silent", "hang"}), reports);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_EQ(status.message(), "rank 0 exited without a report");
+}
+
+TEST(Launch, ARunPastItsTimeoutIsStopped) {
+  LaunchSpec spec = probe(2, {"report", "hang"});
+  spec.timeout = std::chrono::milliseconds(300);
+  std::vector<std::string> reports;
+  Clock::time_point start = Clock::now();
+  Status status = launchRanks(spec, reports);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_EQ(status.message(), "timed out after 300 ms; still running: rank 1");
+  EXPECT_LT(secondsSince(start), 20.0);
+}
+
+TEST(Launch, AMissingProgramIsAnError) {
+  LaunchSpec spec;
+  spec.argv = {"/nonexistent/tp-rank"};
+  spec.ranks = 2;
+  std::vector<std::string> reports;
+  Status status = launchRanks(spec, reports);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_EQ(status.message().rfind("cannot start rank 0 (/nonexistent/tp-rank)",
+                                   0),
+            0u)
+      << status.message();
+}
+
+TEST(Launch, AProcessNotLaunchedHasNoGroup) {
+  std::unique_ptr<ProcessGroup> group;
+  ASSERT_TRUE(joinLaunchedRun(group).isOk());
+  EXPECT_EQ(group, nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// Reports on the wire
+//===----------------------------------------------------------------------===//
+
+TEST(Wire, ResultsRoundTripInEveryType) {
+  std::vector<Tensor> results;
+  for (DType type : {DType::F32, DType::F64, DType::F16, DType::BF16,
+                     DType::F8E4M3FN, DType::F8E5M2, DType::F8E8M0FNU,
+                     DType::F4E2M1FN, DType::I1, DType::I32, DType::I64}) {
+    Tensor t(type, {2, 3});
+    for (int64_t i = 0; i < 6; ++i)
+      t.set(i, i % 2);
+    results.push_back(t);
+  }
+  results.emplace_back(DType::F32, std::vector<int64_t>{});  // a scalar
+  results.emplace_back(DType::F32, std::vector<int64_t>{0, 5}); // empty
+  Status outcome = Status::error("unset");
+  std::vector<Tensor> decoded;
+  ASSERT_TRUE(decodeOutcome(encodeOutcome(Status::ok(), results), outcome,
+                            decoded)
+                  .isOk());
+  ASSERT_TRUE(outcome.isOk());
+  ASSERT_EQ(decoded.size(), results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(decoded[i].dtype(), results[i].dtype());
+    EXPECT_EQ(decoded[i].shape(), results[i].shape());
+    for (int64_t k = 0; k < results[i].numElements(); ++k)
+      EXPECT_EQ(decoded[i].get(k), results[i].get(k));
+  }
+}
+
+TEST(Wire, AnErrorTravelsWithItsMessage) {
+  Status outcome;
+  std::vector<Tensor> decoded;
+  ASSERT_TRUE(decodeOutcome(encodeOutcome(Status::error("rank 3: no GPU"), {}),
+                            outcome, decoded)
+                  .isOk());
+  ASSERT_FALSE(outcome.isOk());
+  EXPECT_EQ(outcome.message(), "rank 3: no GPU");
+}
+
+TEST(Wire, EveryTruncationIsRefused) {
+  Tensor t(DType::F32, {4, 4});
+  std::string bytes = encodeOutcome(Status::ok(), {t, t});
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    Status outcome;
+    std::vector<Tensor> decoded;
+    EXPECT_FALSE(decodeOutcome(bytes.substr(0, cut), outcome, decoded).isOk())
+        << "cut at " << cut;
+  }
+  Status outcome;
+  std::vector<Tensor> decoded;
+  EXPECT_FALSE(decodeOutcome(bytes + "x", outcome, decoded).isOk());
+}
+
+TEST(Wire, AHugeShapeIsRefusedBeforeAllocating) {
+  Tensor t(DType::F32, {1});
+  std::string bytes = encodeOutcome(Status::ok(), {t});
+  // The dim follows magic (4), ok (1), count (4), type (1) and rank (4).
+  int64_t huge = int64_t(1) << 40;
+  bytes.replace(14, sizeof(huge), reinterpret_cast<const char *>(&huge),
+                sizeof(huge));
+  Status outcome;
+  std::vector<Tensor> decoded;
+  Status status = decodeOutcome(bytes, outcome, decoded);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("bad result shape"), std::string::npos)
+      << status.message();
+}
+
+} // namespace

@@ -1,10 +1,14 @@
 //===- CudaBackend.h - the CUDA backend (when built) ------------*- C++ -*-===//
 //
-// cuBLASLt GEMMs and fused schedules on CUDA streams. Ranks are threads of
-// one process; on one GPU they share it through the loopback transport
-// (copy-engine cudaMemcpyAsync between the ranks' device buffers), with N
-// GPUs rank r uses GPU r % N. Available when the project is configured with
-// TP_ENABLE_CUDA and a CUDA toolkit.
+// cuBLASLt GEMMs and fused schedules on CUDA streams, over one of two
+// transports:
+//  - loopback: ranks are threads of one process; on one GPU they share it
+//    (copy-engine cudaMemcpyAsync between the ranks' device buffers), with N
+//    GPUs rank r uses GPU r % N;
+//  - NCCL: one process per rank and GPU (see Launch.h for how the processes
+//    start and find each other).
+// Available when the project is configured with TP_ENABLE_CUDA and a CUDA
+// toolkit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,9 +25,30 @@ bool cudaBackendBuilt();
 /// Number of visible CUDA devices (0 without a driver or device).
 int cudaDeviceCount();
 
-/// The CUDA backend of `rank`; fails with a message when there is no device.
+/// The CUDA backend of `rank` on the loopback transport; fails with a
+/// message when there is no device.
 Status createCudaBackend(World &world, int rank,
                          std::unique_ptr<Backend> &backend);
+
+/// A fresh NCCL unique id (the bootstrap blob of an NCCL run). Needs no GPU.
+Status createNcclUniqueId(std::string &blob);
+
+/// This process's rank of an NCCL run.
+struct NcclRankSetup {
+  int rank = 0, size = 1;
+  /// Its place among the ranks on its node: it runs on GPU localRank.
+  int localRank = 0, localSize = 1;
+  /// From createNcclUniqueId on one process, handed to every rank.
+  std::string uniqueId;
+  /// Any wait longer than this aborts the NCCL communicators and fails.
+  std::chrono::milliseconds timeout{60000};
+  TraceRecorder *trace = nullptr;
+};
+
+/// The CUDA backend of one process of an NCCL run; connects to the other
+/// ranks (collective: every rank must call it).
+Status createCudaNcclBackend(const NcclRankSetup &setup,
+                             std::unique_ptr<Backend> &backend);
 
 } // namespace tp::rt
 

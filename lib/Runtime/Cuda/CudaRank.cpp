@@ -1,0 +1,242 @@
+//===- CudaRank.cpp - one rank's device: streams, workspaces, GEMMs -------===//
+
+#include "CudaRank.h"
+#include "Kernels.h"
+#include "tp/Runtime/Trace.h"
+
+using namespace tp::rt;
+using namespace tp::rt::cuda;
+
+Split tp::rt::cuda::splitAt(const std::vector<int64_t> &shape, int64_t dim) {
+  Split s;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i)
+    (i < dim ? s.outer : i == dim ? s.extent : s.inner) *= shape[i];
+  return s;
+}
+
+cudaError_t tp::rt::cuda::copySlabs(const void *src, int64_t srcExtent,
+                                    int64_t srcStart, void *dst,
+                                    int64_t dstExtent, int64_t dstStart,
+                                    int64_t count, const Split &s,
+                                    size_t elementBytes, cudaStream_t stream) {
+  size_t slab = s.inner * elementBytes;
+  return cudaMemcpy2DAsync(static_cast<uint8_t *>(dst) + dstStart * slab,
+                           dstExtent * slab,
+                           static_cast<const uint8_t *>(src) + srcStart * slab,
+                           srcExtent * slab, count * slab, s.outer,
+                           cudaMemcpyDeviceToDevice, stream);
+}
+
+CudaRank::~CudaRank() {
+  for (auto &[name, buffer] : buffers)
+    cudaFree(buffer.first);
+  for (cudaEvent_t e : events)
+    cudaEventDestroy(e);
+  if (compute)
+    cudaStreamDestroy(compute);
+  if (comm)
+    cudaStreamDestroy(comm);
+}
+
+Status CudaRank::init(int deviceIndex) {
+  std::string context = "cuda backend of rank " + std::to_string(rank) +
+                        " (GPU " + std::to_string(deviceIndex) + ")";
+  device = deviceIndex;
+  TP_CUDA(cudaSetDevice(device));
+  int lowest = 0, highest = 0;
+  TP_CUDA(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+  TP_CUDA(
+      cudaStreamCreateWithPriority(&compute, cudaStreamNonBlocking, lowest));
+  TP_CUDA(cudaStreamCreateWithPriority(&comm, cudaStreamNonBlocking, highest));
+  TP_CUDA(
+      cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device));
+  return gemm.init(context);
+}
+
+Status CudaRank::synchronize(cudaStream_t stream, const std::string &context) {
+  TP_CUDA(cudaStreamSynchronize(stream));
+  return Status::ok();
+}
+
+Status CudaRank::buffer(const std::string &purpose, size_t bytes, void *&ptr,
+                        const std::string &context) {
+  auto &slot = buffers[purpose];
+  if (slot.second < bytes) {
+    if (slot.first)
+      TP_CUDA(cudaFree(slot.first));
+    slot.first = nullptr;
+    TP_CUDA(cudaMalloc(&slot.first, std::max<size_t>(bytes, 256)));
+    slot.second = bytes;
+  }
+  ptr = slot.first;
+  return Status::ok();
+}
+
+Status CudaRank::upload(const Tensor &t, const std::string &purpose, void *&ptr,
+                        cudaStream_t stream, const std::string &context) {
+  TP_RETURN_IF_ERROR(buffer(purpose, t.numBytes(), ptr, context));
+  TP_CUDA(cudaMemcpyAsync(ptr, t.data(), t.numBytes(), cudaMemcpyHostToDevice,
+                          stream));
+  return Status::ok();
+}
+
+Status CudaRank::download(const void *ptr, Tensor &t, cudaStream_t stream,
+                          const std::string &context) {
+  TP_CUDA(cudaMemcpyAsync(t.mutableData(), ptr, t.numBytes(),
+                          cudaMemcpyDeviceToHost, stream));
+  return synchronize(stream, context);
+}
+
+Status CudaRank::eventPool(size_t count, const std::string &context) {
+  while (events.size() < count) {
+    cudaEvent_t e;
+    TP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    events.push_back(e);
+  }
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// GEMMs
+//===----------------------------------------------------------------------===//
+
+Status CudaRank::matmul(const Tensor &a, const Tensor &b, bool transposeB,
+                        const std::string &site, Tensor &result) {
+  const std::string &context = site;
+  TraceScope scope(trace, rank, Stream::Compute, "matmul", "gemm");
+  int64_t k = a.shape().back();
+  int64_t n = b.dim(b.rank() - (transposeB ? 2 : 1));
+  if (b.dim(b.rank() - (transposeB ? 1 : 2)) != k || a.dtype() != b.dtype())
+    return Status::error(site + ": cannot multiply " + a.typeString() + " by " +
+                         b.typeString());
+  std::vector<int64_t> shape = a.shape();
+  shape.back() = n;
+  result = Tensor(a.dtype(), shape);
+  void *da, *db, *dd;
+  TP_RETURN_IF_ERROR(upload(a, "mm.a", da, compute, context));
+  TP_RETURN_IF_ERROR(upload(b, "mm.b", db, compute, context));
+  TP_RETURN_IF_ERROR(buffer("mm.d", result.numBytes(), dd, context));
+  GemmProblem p;
+  p.k = k;
+  p.n = n;
+  p.lda = k;
+  p.ldb = transposeB ? k : n;
+  p.ldd = n;
+  p.aType = p.bType = p.dType = a.dtype();
+  p.transposeB = transposeB;
+  if (b.rank() == 2) {
+    p.m = a.numElements() / k;
+    TP_RETURN_IF_ERROR(gemm.run(p, da, db, dd, compute, context));
+  } else {
+    // Batched B: one GEMM per batch entry.
+    int64_t batch = 1;
+    for (int64_t d = 0; d + 2 < b.rank(); ++d)
+      batch *= b.dim(d);
+    p.m = a.numElements() / k / batch;
+    size_t es = byteSize(a.dtype());
+    for (int64_t i = 0; i < batch; ++i)
+      TP_RETURN_IF_ERROR(gemm.run(
+          p, static_cast<uint8_t *>(da) + i * p.m * k * es,
+          static_cast<uint8_t *>(db) + i * k * n * es,
+          static_cast<uint8_t *>(dd) + i * p.m * n * es, compute, context));
+  }
+  return download(dd, result, compute, context);
+}
+
+/// A scaled GEMM of operands on the device: native FP8 for per-tensor and
+/// (when cuBLASLt has it) row-wise scales; block scales are dequantized to
+/// bf16 first (native MXFP8/NVFP4 GEMMs need sm_100).
+Status CudaRank::scaledGemm(const Operand &a, const void *aData,
+                            const void *aScale, const Operand &b,
+                            const void *bData, const void *bScale, int64_t m,
+                            int64_t n, int64_t k, const void *bias,
+                            DType outType, void *d, cudaStream_t stream,
+                            const std::string &context) {
+  Scaling mode = *a.scaling;
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.lda = p.ldb = k;
+  p.ldd = n;
+  p.transposeB = true;
+  p.dType = outType;
+  p.bias = bias;
+  bool fp8 = mode == Scaling::PerTensor || mode == Scaling::RowWise;
+  if (fp8) {
+    p.aType = a.data->dtype();
+    p.bType = b.data->dtype();
+    p.aScale = static_cast<const float *>(aScale);
+    p.bScale = static_cast<const float *>(bScale);
+    p.rowWise = mode == Scaling::RowWise;
+    if (gemm.supports(p, aData, bData, d))
+      return gemm.run(p, aData, bData, d, stream, context);
+    if (mode == Scaling::RowWise) {
+      // Unit-scaled FP8 GEMM to fp32, then the row and column scales.
+      void *unit, *acc;
+      TP_RETURN_IF_ERROR(buffer("sc.unit", sizeof(float) * 2, unit, context));
+      float ones[2] = {1.0f, 1.0f};
+      TP_CUDA(cudaMemcpyAsync(unit, ones, sizeof(ones), cudaMemcpyHostToDevice,
+                              stream));
+      TP_RETURN_IF_ERROR(buffer("sc.acc", sizeof(float) * m * n, acc, context));
+      GemmProblem unitScaled = p;
+      unitScaled.rowWise = false;
+      unitScaled.aScale = unitScaled.bScale = static_cast<float *>(unit);
+      unitScaled.dType = DType::F32;
+      unitScaled.bias = nullptr;
+      TP_RETURN_IF_ERROR(
+          gemm.run(unitScaled, aData, bData, acc, stream, context));
+      TP_CUDA(launchScaleRowsCols(static_cast<float *>(acc), m, n,
+                                  static_cast<const float *>(aScale),
+                                  static_cast<const float *>(bScale), stream));
+      TP_CUDA(launchConvert(static_cast<float *>(acc), m * n, bias, outType, n,
+                            d, outType, stream));
+      return Status::ok();
+    }
+  }
+  // Dequantize both operands to bf16, then a bf16 GEMM.
+  void *wideA, *wideB, *globals;
+  TP_RETURN_IF_ERROR(buffer("sc.a16", 2 * m * k, wideA, context));
+  TP_RETURN_IF_ERROR(buffer("sc.b16", 2 * n * k, wideB, context));
+  TP_RETURN_IF_ERROR(buffer("sc.globals", 2 * sizeof(float), globals, context));
+  float hostGlobals[2] = {
+      a.globalScale ? static_cast<float>(a.globalScale->get(0)) : 1.0f,
+      b.globalScale ? static_cast<float>(b.globalScale->get(0)) : 1.0f};
+  TP_CUDA(cudaMemcpyAsync(globals, hostGlobals, sizeof(hostGlobals),
+                          cudaMemcpyHostToDevice, stream));
+  TP_CUDA(launchDequantizeToBF16(static_cast<const uint8_t *>(aData),
+                                 a.data->dtype(), aScale, a.scale->dtype(),
+                                 static_cast<float *>(globals), mode, m, k,
+                                 static_cast<uint16_t *>(wideA), stream));
+  TP_CUDA(launchDequantizeToBF16(static_cast<const uint8_t *>(bData),
+                                 b.data->dtype(), bScale, b.scale->dtype(),
+                                 static_cast<float *>(globals) + 1, mode, n, k,
+                                 static_cast<uint16_t *>(wideB), stream));
+  p.aType = p.bType = DType::BF16;
+  p.aScale = p.bScale = nullptr;
+  p.rowWise = false;
+  return gemm.run(p, wideA, wideB, d, stream, context);
+}
+
+Status CudaRank::scaledMatmul(const Operand &a, const Operand &b,
+                              const Tensor *bias, DType outType,
+                              const std::string &site, Tensor &result) {
+  const std::string &context = site;
+  TraceScope scope(trace, rank, Stream::Compute, "scaled_matmul", "gemm");
+  int64_t k = a.data->shape().back(), n = b.data->dim(0);
+  int64_t m = a.data->numElements() / k;
+  std::vector<int64_t> shape = a.data->shape();
+  shape.back() = n;
+  result = Tensor(outType, shape);
+  void *da, *sa, *db, *sb, *dbias = nullptr, *dd;
+  TP_RETURN_IF_ERROR(upload(*a.data, "sm.a", da, compute, context));
+  TP_RETURN_IF_ERROR(upload(*a.scale, "sm.as", sa, compute, context));
+  TP_RETURN_IF_ERROR(upload(*b.data, "sm.b", db, compute, context));
+  TP_RETURN_IF_ERROR(upload(*b.scale, "sm.bs", sb, compute, context));
+  if (bias)
+    TP_RETURN_IF_ERROR(upload(*bias, "sm.bias", dbias, compute, context));
+  TP_RETURN_IF_ERROR(buffer("sm.d", result.numBytes(), dd, context));
+  TP_RETURN_IF_ERROR(scaledGemm(a, da, sa, b, db, sb, m, n, k, dbias, outType,
+                                dd, compute, context));
+  return download(dd, result, compute, context);
+}

@@ -1,0 +1,170 @@
+//===- CudaRank.h - one rank's device: streams, workspaces, GEMMs -*- C++ -*-=//
+//
+// What the CUDA backend's transports share. A CudaRank owns a high-priority
+// communication stream, a low-priority compute stream, reusable device
+// workspaces and cuBLASLt; it runs the GEMMs, and the compute half of the
+// fused schedules: a fused op is first laid out on the device (a plan), then
+// a transport moves its pieces on the comm stream (LoopbackBackend.cpp:
+// copy-engine copies between ranks' buffers in one process; NcclBackend.cpp:
+// NCCL send/recv between processes) while the compute stream multiplies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LIB_RUNTIME_CUDA_CUDARANK_H
+#define TP_LIB_RUNTIME_CUDA_CUDARANK_H
+
+#include "CudaCheck.h"
+#include "LtGemm.h"
+#include "tp/Runtime/Backend.h"
+
+#include <functional>
+#include <map>
+
+namespace tp::rt {
+class TraceRecorder;
+}
+
+namespace tp::rt::cuda {
+
+/// A tensor seen as [outer, extent, inner] around dim `dim`.
+struct Split {
+  int64_t outer = 1, extent = 1, inner = 1;
+};
+Split splitAt(const std::vector<int64_t> &shape, int64_t dim);
+
+/// Copies slabs [srcStart, srcStart + count) along the split dim of every
+/// outer block to [dstStart, ...) between device buffers of extents
+/// srcExtent / dstExtent (one 2-D copy).
+cudaError_t copySlabs(const void *src, int64_t srcExtent, int64_t srcStart,
+                      void *dst, int64_t dstExtent, int64_t dstStart,
+                      int64_t count, const Split &s, size_t elementBytes,
+                      cudaStream_t stream);
+
+/// An all_gather_matmul laid out on the device. Pieces: the group's shards
+/// in `g` steps (step s holds the shard of originOf(s)), each cut into
+/// `chunks` pieces along the gathered dim; event s * chunks + j of the rank
+/// marks piece j of step s present in dG.
+struct GatherMatmulPlan {
+  int g = 1, me = 0, chunks = 1;
+  int64_t dim = 0, extL = 0, extG = 0, k = 0, totalRows = 0, rowsPerSlab = 0;
+  bool kSplit = false, scaled = false, gatherScale = false;
+  Split local, scaleSplit;
+  size_t elementBytes = 0;
+  Tensor gathered, gatheredScale;
+  std::vector<Tensor> products;
+  std::vector<int64_t> ns;
+  /// Gathered A (and scale), A's per-tensor scale, per-B buffers.
+  void *dG = nullptr, *dGS = nullptr, *dAScale = nullptr;
+  std::vector<void *> dB, dBS, dBias, dD, dAcc;
+};
+
+/// A matmul_reduce_scatter laid out on the device: dW holds one fp32 partial
+/// per destination rank (slice elements each), dStage this rank's slice of
+/// every rank's partial, reduced once into dOut.
+struct ReduceScatterPlan {
+  int g = 1, me = 0, chunks = 1;
+  int64_t k = 0, n = 0, dim = 0, extL = 0, slice = 0, totalRows = 0,
+          rowsPerSlab = 0;
+  bool scaled = false, transposeB = false, nSplit = false;
+  size_t elementBytes = 0, sliceBytes = 0;
+  Split split;
+  std::vector<int64_t> productShape;
+  Tensor reduced;
+  void *dA = nullptr, *dAS = nullptr, *dB = nullptr, *dBS = nullptr,
+       *dAddend = nullptr, *dBias = nullptr, *dW = nullptr,
+       *dStage = nullptr, *dOut = nullptr, *dPointers = nullptr;
+
+  float *partial(int destination) const {
+    return static_cast<float *>(dW) + int64_t(destination) * slice;
+  }
+  void *staged(int source) const {
+    return static_cast<uint8_t *>(dStage) + source * sliceBytes;
+  }
+};
+
+class CudaRank : public Backend {
+public:
+  CudaRank(TraceRecorder *trace, int rank) : trace(trace), rank(rank) {}
+  ~CudaRank() override;
+
+  /// Binds this rank to GPU `device` and makes its streams and cuBLASLt.
+  Status init(int device);
+
+  std::string name() const override { return "cuda"; }
+  Status matmul(const Tensor &a, const Tensor &b, bool transposeB,
+                const std::string &site, Tensor &result) override;
+  Status scaledMatmul(const Operand &a, const Operand &b, const Tensor *bias,
+                      DType outType, const std::string &site,
+                      Tensor &result) override;
+
+protected:
+  /// Waits for `stream`; transports that can time out override it.
+  virtual Status synchronize(cudaStream_t stream, const std::string &context);
+
+  /// A device buffer for `purpose`, grown when too small, reused otherwise.
+  Status buffer(const std::string &purpose, size_t bytes, void *&ptr,
+                const std::string &context);
+  Status upload(const Tensor &t, const std::string &purpose, void *&ptr,
+                cudaStream_t stream, const std::string &context);
+  Status download(const void *ptr, Tensor &t, cudaStream_t stream,
+                  const std::string &context);
+  /// At least `count` reusable events.
+  Status eventPool(size_t count, const std::string &context);
+
+  Status scaledGemm(const Operand &a, const void *aData, const void *aScale,
+                    const Operand &b, const void *bData, const void *bScale,
+                    int64_t m, int64_t n, int64_t k, const void *bias,
+                    DType outType, void *d, cudaStream_t stream,
+                    const std::string &context);
+
+  /// Uploads B operands, places this rank's shard (and scale) in dG on the
+  /// comm stream and records the events of its pieces (step 0).
+  Status prepareGatherMatmul(const AllGatherMatmulArgs &args, int groupSize,
+                             int me, GatherMatmulPlan &plan);
+  /// Enqueues on the compute stream, for every step and piece: wait for its
+  /// event, multiply it into the products' final place.
+  Status multiplyGatheredPieces(const AllGatherMatmulArgs &args,
+                                const GatherMatmulPlan &plan,
+                                const std::function<int(int)> &originOf);
+  /// Downloads the products (and gathered A) and fills `results`.
+  Status finishGatherMatmul(const AllGatherMatmulArgs &args,
+                            GatherMatmulPlan &plan,
+                            std::vector<Tensor> &results);
+
+  Status prepareReduceScatter(const MatmulReduceScatterArgs &args,
+                              int groupSize, int me, ReduceScatterPlan &plan);
+  /// Enqueues on the compute stream: piece j of the partial destined to
+  /// rank `destination` (plus its part of the addend), in fp32.
+  Status computePartialPiece(const MatmulReduceScatterArgs &args,
+                             const ReduceScatterPlan &plan, int destination,
+                             int j);
+  /// Copies piece [lo, hi) of a slice-shaped fp32 (or `elemBytes`) buffer:
+  /// slices of the product along the scattered dim, or column blocks for an
+  /// N split. Pitches and starts count elements along that dim.
+  cudaError_t copyPiece(const ReduceScatterPlan &plan, const void *src,
+                        int64_t srcPitch, int64_t srcStart, void *dst,
+                        int64_t dstPitch, int64_t dstStart, int64_t lo,
+                        int64_t hi, size_t elemBytes, cudaMemcpyKind kind,
+                        cudaStream_t stream) const;
+  /// Sums the staged slices on the comm stream and downloads them.
+  Status reduceStaged(const MatmulReduceScatterArgs &args,
+                      ReduceScatterPlan &plan);
+  /// This rank's whole product from its partials, rounded once.
+  Status unreducedProduct(const MatmulReduceScatterArgs &args,
+                          const ReduceScatterPlan &plan, Tensor &product);
+
+  TraceRecorder *trace;
+  int rank;
+  int device = 0, smCount = 0;
+  /// SMs a chunk GEMM of a fused op may use (0: all): transports whose
+  /// communication runs as kernels (NCCL) leave some to it.
+  int fusedGemmSms = 0;
+  cudaStream_t compute = nullptr, comm = nullptr;
+  LtGemm gemm;
+  std::map<std::string, std::pair<void *, size_t>> buffers;
+  std::vector<cudaEvent_t> events;
+};
+
+} // namespace tp::rt::cuda
+
+#endif // TP_LIB_RUNTIME_CUDA_CUDARANK_H

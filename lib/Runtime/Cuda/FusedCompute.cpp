@@ -1,0 +1,407 @@
+//===- FusedCompute.cpp - the compute half of the fused schedules ---------===//
+//
+// all_gather_matmul: each gathered piece is multiplied as soon as its event
+// says it is there, products written in their final place (batched over
+// leading dims, so a sequence-dim gather needs no transposed copy).
+// matmul_reduce_scatter: the partial destined to each rank is written, piece
+// by piece, into its own fp32 slice of a workspace; one kernel sums the staged
+// slices and rounds once. Transports decide how pieces move in between.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaRank.h"
+#include "Kernels.h"
+
+using namespace tp::rt;
+using namespace tp::rt::cuda;
+
+constexpr auto pieceRange = Schedule::pieceRange;
+
+//===----------------------------------------------------------------------===//
+// all_gather_matmul
+//===----------------------------------------------------------------------===//
+
+Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
+                                     int groupSize, int me,
+                                     GatherMatmulPlan &plan) {
+  const std::string &context = args.site;
+  const Tensor &a = *args.a.data;
+  GatherMatmulPlan &p = plan;
+  p.g = groupSize;
+  p.me = me;
+  p.dim = args.dim;
+  p.kSplit = p.dim == a.rank() - 1;
+  p.scaled = args.a.isScaled();
+  if (p.kSplit && p.scaled)
+    return Status::error(context + ": a scaled all-gather cannot split K");
+  if (a.numElements() == 0 || a.shape().back() == 0)
+    return Status::error(context + ": the CUDA backend does not run fused "
+                                   "ops on empty operands");
+  p.local = splitAt(a.shape(), p.dim);
+  p.extL = p.local.extent;
+  p.extG = p.extL * p.g;
+  std::vector<int64_t> gatheredShape = a.shape();
+  gatheredShape[p.dim] = p.extG;
+  p.k = gatheredShape.back();
+  p.totalRows = a.numElements() * p.g / p.k;
+  p.rowsPerSlab = p.kSplit ? 0 : p.local.inner / p.k;
+  p.elementBytes = byteSize(a.dtype());
+  p.chunks = args.schedule.pieces(p.extL);
+  p.gatherScale = p.scaled && *args.a.scaling != Scaling::PerTensor;
+
+  p.gathered = Tensor(a.dtype(), gatheredShape);
+  TP_RETURN_IF_ERROR(buffer("agm.G", p.gathered.numBytes(), p.dG, context));
+  if (p.gatherScale) {
+    std::vector<int64_t> shape = args.a.scale->shape();
+    shape[p.dim] *= p.g;
+    p.gatheredScale = Tensor(args.a.scale->dtype(), shape);
+    p.scaleSplit = splitAt(args.a.scale->shape(), p.dim);
+    TP_RETURN_IF_ERROR(
+        buffer("agm.GS", p.gatheredScale.numBytes(), p.dGS, context));
+  } else if (p.scaled) {
+    TP_RETURN_IF_ERROR(
+        upload(*args.a.scale, "agm.as", p.dAScale, compute, context));
+  }
+  // This rank's shard (and scale) straight into its place in the gathered
+  // buffer; its pieces are then ready.
+  TP_RETURN_IF_ERROR(eventPool(size_t(p.g) * p.chunks, context));
+  size_t slab = p.local.inner * p.elementBytes;
+  TP_CUDA(cudaMemcpy2DAsync(static_cast<uint8_t *>(p.dG) + me * p.extL * slab,
+                            p.extG * slab, a.data(), p.extL * slab,
+                            p.extL * slab, p.local.outer,
+                            cudaMemcpyHostToDevice, comm));
+  if (p.gatherScale) {
+    size_t scaleSlab = p.scaleSplit.inner * byteSize(args.a.scale->dtype());
+    TP_CUDA(cudaMemcpy2DAsync(
+        static_cast<uint8_t *>(p.dGS) + me * p.extL * scaleSlab,
+        p.extG * scaleSlab, args.a.scale->data(), p.extL * scaleSlab,
+        p.extL * scaleSlab, p.scaleSplit.outer, cudaMemcpyHostToDevice, comm));
+  }
+  for (int j = 0; j < p.chunks; ++j)
+    TP_CUDA(cudaEventRecord(events[j], comm));
+
+  // B operands, biases and products.
+  size_t count = args.bs.size();
+  p.dB.assign(count, nullptr);
+  p.dBS.assign(count, nullptr);
+  p.dBias.assign(count, nullptr);
+  p.dD.assign(count, nullptr);
+  p.dAcc.assign(count, nullptr);
+  p.ns.clear();
+  p.products.clear();
+  for (size_t i = 0; i < count; ++i) {
+    const Operand &b = args.bs[i];
+    bool trans = args.transposeB || b.isScaled();
+    if (b.data->dim(trans ? 1 : 0) != p.k)
+      return Status::error(context + ": B #" + std::to_string(i) +
+                           " does not contract with the gathered A");
+    p.ns.push_back(b.data->dim(trans ? 0 : 1));
+    std::vector<int64_t> shape = gatheredShape;
+    shape.back() = p.ns.back();
+    p.products.emplace_back(args.outTypes[i], shape);
+    std::string id = std::to_string(i);
+    TP_RETURN_IF_ERROR(
+        upload(*b.data, "agm.b" + id, p.dB[i], compute, context));
+    if (b.isScaled())
+      TP_RETURN_IF_ERROR(
+          upload(*b.scale, "agm.bs" + id, p.dBS[i], compute, context));
+    if (args.biases[i])
+      TP_RETURN_IF_ERROR(upload(*args.biases[i], "agm.bias" + id, p.dBias[i],
+                                compute, context));
+    TP_RETURN_IF_ERROR(
+        buffer("agm.d" + id, p.products.back().numBytes(), p.dD[i], context));
+    if (p.kSplit) {
+      size_t accBytes = sizeof(float) * p.totalRows * p.ns[i];
+      TP_RETURN_IF_ERROR(buffer("agm.acc" + id, accBytes, p.dAcc[i], context));
+      TP_CUDA(cudaMemsetAsync(p.dAcc[i], 0, accBytes, compute));
+    }
+  }
+  return Status::ok();
+}
+
+Status CudaRank::multiplyGatheredPieces(
+    const AllGatherMatmulArgs &args, const GatherMatmulPlan &p,
+    const std::function<int(int)> &originOf) {
+  const std::string &context = args.site;
+  const Tensor &a = *args.a.data;
+  const size_t es = p.elementBytes;
+  for (int step = 0; step < p.g; ++step) {
+    int origin = originOf(step);
+    for (int j = 0; j < p.chunks; ++j) {
+      TP_CUDA(cudaStreamWaitEvent(compute, events[step * p.chunks + j], 0));
+      auto [lo, hi] = pieceRange(p.extL, p.chunks, j);
+      for (size_t i = 0; i < args.bs.size(); ++i) {
+        const Operand &b = args.bs[i];
+        bool trans = args.transposeB || b.isScaled();
+        int64_t n = p.ns[i];
+        size_t outEs = byteSize(args.outTypes[i]);
+        if (p.kSplit) {
+          // A K piece: accumulate its contribution in fp32.
+          int64_t col0 = origin * p.extL + lo;
+          GemmProblem q;
+          q.m = p.totalRows;
+          q.n = n;
+          q.k = hi - lo;
+          q.lda = p.k;
+          q.ldb = trans ? p.k : n;
+          q.ldd = n;
+          q.aType = q.bType = a.dtype();
+          q.dType = DType::F32;
+          q.transposeB = trans;
+          q.beta = 1.0f;
+          q.smCountTarget = fusedGemmSms;
+          const uint8_t *bPtr =
+              static_cast<uint8_t *>(p.dB[i]) + (trans ? col0 : col0 * n) * es;
+          TP_RETURN_IF_ERROR(gemm.run(q, static_cast<uint8_t *>(p.dG) + col0 * es,
+                                      bPtr, p.dAcc[i], compute, context));
+          continue;
+        }
+        int64_t row0 = (origin * p.extL + lo) * p.rowsPerSlab;
+        int64_t rows = (hi - lo) * p.rowsPerSlab;
+        if (!p.scaled) {
+          GemmProblem q;
+          q.m = rows;
+          q.n = n;
+          q.k = p.k;
+          q.lda = p.k;
+          q.ldb = trans ? p.k : n;
+          q.ldd = n;
+          q.batch = p.local.outer;
+          q.strideA = p.extG * p.rowsPerSlab * p.k;
+          q.strideD = p.extG * p.rowsPerSlab * n;
+          q.aType = q.bType = a.dtype();
+          q.dType = args.outTypes[i];
+          q.transposeB = trans;
+          q.bias = p.dBias[i];
+          q.smCountTarget = fusedGemmSms;
+          TP_RETURN_IF_ERROR(gemm.run(
+              q, static_cast<uint8_t *>(p.dG) + row0 * p.k * es, p.dB[i],
+              static_cast<uint8_t *>(p.dD[i]) + row0 * n * outEs, compute,
+              context));
+          continue;
+        }
+        // Scaled: one GEMM per leading block, with the rows' scales.
+        size_t scaleEs = byteSize(args.a.scale->dtype());
+        int64_t scalePerRow =
+            p.gatherScale ? p.scaleSplit.inner / p.rowsPerSlab : 0;
+        for (int64_t o = 0; o < p.local.outer; ++o) {
+          int64_t r0 = o * p.extG * p.rowsPerSlab + row0;
+          const void *aScale = p.gatherScale
+                                   ? static_cast<uint8_t *>(p.dGS) +
+                                         r0 * scalePerRow * scaleEs
+                                   : p.dAScale;
+          TP_RETURN_IF_ERROR(scaledGemm(
+              args.a, static_cast<uint8_t *>(p.dG) + r0 * p.k * es, aScale, b,
+              p.dB[i], p.dBS[i], rows, n, p.k, p.dBias[i], args.outTypes[i],
+              static_cast<uint8_t *>(p.dD[i]) + r0 * n * outEs, compute,
+              context));
+        }
+      }
+    }
+  }
+  if (p.kSplit)
+    for (size_t i = 0; i < args.bs.size(); ++i)
+      TP_CUDA(launchConvert(static_cast<float *>(p.dAcc[i]),
+                            p.totalRows * p.ns[i], p.dBias[i],
+                            args.outTypes[i], p.ns[i], p.dD[i],
+                            args.outTypes[i], compute));
+  return Status::ok();
+}
+
+Status CudaRank::finishGatherMatmul(const AllGatherMatmulArgs &args,
+                                    GatherMatmulPlan &p,
+                                    std::vector<Tensor> &results) {
+  const std::string &context = args.site;
+  for (size_t i = 0; i < p.products.size(); ++i)
+    TP_RETURN_IF_ERROR(download(p.dD[i], p.products[i], compute, context));
+  if (args.returnGathered) {
+    TP_RETURN_IF_ERROR(download(p.dG, p.gathered, compute, context));
+    if (p.gatherScale)
+      TP_RETURN_IF_ERROR(download(p.dGS, p.gatheredScale, compute, context));
+  }
+  results.clear();
+  if (args.returnGathered) {
+    results.push_back(p.gathered);
+    if (p.scaled)
+      results.push_back(p.gatherScale ? p.gatheredScale : *args.a.scale);
+  }
+  for (Tensor &product : p.products)
+    results.push_back(std::move(product));
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// matmul_reduce_scatter
+//===----------------------------------------------------------------------===//
+
+Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
+                                      int groupSize, int me,
+                                      ReduceScatterPlan &plan) {
+  const std::string &context = args.site;
+  ReduceScatterPlan &p = plan;
+  if (args.reduction != Reduction::Sum && args.reduction != Reduction::Avg)
+    return Status::error(context +
+                         ": a fused reduce-scatter reduces with sum or avg");
+  const Tensor &a = *args.a.data;
+  p.g = groupSize;
+  p.me = me;
+  p.scaled = args.a.isScaled();
+  p.transposeB = args.transposeB || p.scaled;
+  p.k = a.shape().back();
+  p.n = args.b.data->dim(p.transposeB ? 0 : 1);
+  p.productShape = a.shape();
+  p.productShape.back() = p.n;
+  p.dim = args.dim;
+  p.nSplit = p.dim == a.rank() - 1;
+  p.split = splitAt(p.productShape, p.dim);
+  if (p.split.extent % p.g != 0)
+    return Status::error(context + ": dim " + std::to_string(p.dim) +
+                         " is not divisible by the group size " +
+                         std::to_string(p.g));
+  p.extL = p.split.extent / p.g;
+  std::vector<int64_t> reducedShape = p.productShape;
+  reducedShape[p.dim] = p.extL;
+  p.reduced = Tensor(args.outType, reducedShape);
+  p.slice = p.reduced.numElements();
+  if (p.k == 0 || p.n == 0 || a.numElements() == 0)
+    return Status::error(context + ": the CUDA backend does not run fused "
+                                   "ops on empty operands");
+  p.totalRows = a.numElements() / p.k;
+  p.rowsPerSlab = p.nSplit ? 0 : p.split.inner / p.n;
+  p.elementBytes = byteSize(a.dtype());
+  // A scaled GEMM writes dense blocks: an N split takes its slice whole.
+  p.chunks = p.scaled && p.nSplit ? 1 : args.schedule.pieces(p.extL);
+
+  TP_RETURN_IF_ERROR(upload(a, "rs.a", p.dA, compute, context));
+  TP_RETURN_IF_ERROR(upload(*args.b.data, "rs.b", p.dB, compute, context));
+  if (p.scaled) {
+    TP_RETURN_IF_ERROR(upload(*args.a.scale, "rs.as", p.dAS, compute, context));
+    TP_RETURN_IF_ERROR(upload(*args.b.scale, "rs.bs", p.dBS, compute, context));
+  }
+  p.dAddend = nullptr;
+  if (args.addend) {
+    // Partials accumulate in fp32: the addend joins them widened.
+    Tensor wide(DType::F32, args.addend->shape());
+    for (int64_t i = 0, e = wide.numElements(); i < e; ++i)
+      wide.set(i, args.addend->get(i));
+    TP_RETURN_IF_ERROR(upload(wide, "rs.addend", p.dAddend, compute, context));
+  }
+  p.dBias = nullptr;
+  if (args.bias)
+    TP_RETURN_IF_ERROR(upload(*args.bias, "rs.bias", p.dBias, comm, context));
+  p.sliceBytes = sizeof(float) * p.slice;
+  TP_RETURN_IF_ERROR(buffer("rs.w", p.sliceBytes * p.g, p.dW, context));
+  TP_RETURN_IF_ERROR(buffer("rs.stage", p.sliceBytes * p.g, p.dStage, context));
+  TP_RETURN_IF_ERROR(buffer("rs.out", p.reduced.numBytes(), p.dOut, context));
+  TP_RETURN_IF_ERROR(
+      buffer("rs.pointers", sizeof(void *) * p.g, p.dPointers, context));
+  std::vector<const void *> slots(p.g);
+  for (int i = 0; i < p.g; ++i)
+    slots[i] = p.staged(i);
+  TP_CUDA(cudaMemcpyAsync(p.dPointers, slots.data(), sizeof(void *) * p.g,
+                          cudaMemcpyHostToDevice, comm));
+  return eventPool(size_t(p.g) * p.chunks, context);
+}
+
+cudaError_t CudaRank::copyPiece(const ReduceScatterPlan &p, const void *src,
+                                int64_t srcPitch, int64_t srcStart, void *dst,
+                                int64_t dstPitch, int64_t dstStart, int64_t lo,
+                                int64_t hi, size_t elemBytes,
+                                cudaMemcpyKind kind,
+                                cudaStream_t stream) const {
+  size_t run = p.nSplit ? elemBytes : p.split.inner * elemBytes;
+  int64_t rows = p.nSplit ? p.totalRows : p.split.outer;
+  return cudaMemcpy2DAsync(
+      static_cast<uint8_t *>(dst) + (dstStart + lo) * run, dstPitch * run,
+      static_cast<const uint8_t *>(src) + (srcStart + lo) * run,
+      srcPitch * run, (hi - lo) * run, rows, kind, stream);
+}
+
+Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
+                                     const ReduceScatterPlan &p, int c, int j) {
+  const std::string &context = args.site;
+  const Tensor &a = *args.a.data;
+  const size_t es = p.elementBytes;
+  auto [lo, hi] = pieceRange(p.extL, p.chunks, j);
+  float *w = p.partial(c);
+  if (p.dAddend)
+    TP_CUDA(copyPiece(p, p.dAddend, p.nSplit ? p.n : p.split.extent,
+                      c * p.extL, w, p.extL, 0, lo, hi, sizeof(float),
+                      cudaMemcpyDeviceToDevice, compute));
+  GemmProblem q;
+  q.n = p.n;
+  q.k = p.k;
+  q.lda = p.k;
+  q.ldb = p.transposeB ? p.k : p.n;
+  q.aType = q.bType = a.dtype();
+  q.dType = DType::F32;
+  q.transposeB = p.transposeB;
+  q.beta = p.dAddend ? 1.0f : 0.0f;
+  q.smCountTarget = fusedGemmSms;
+  if (p.nSplit) {
+    q.m = p.totalRows;
+    q.n = hi - lo;
+    q.ldd = p.extL;
+    int64_t n0 = c * p.extL + lo;
+    const uint8_t *b =
+        static_cast<uint8_t *>(p.dB) + (p.transposeB ? n0 * p.k : n0) * es;
+    if (!p.scaled)
+      return gemm.run(q, p.dA, b, w + lo, compute, context);
+    const uint8_t *bScale = static_cast<uint8_t *>(p.dBS) +
+                            n0 * (args.b.scale->numElements() / p.n) *
+                                byteSize(args.b.scale->dtype());
+    return scaledGemm(args.a, p.dA, p.dAS, args.b, b, bScale, p.totalRows,
+                      hi - lo, p.k, nullptr, DType::F32, w + lo, compute,
+                      context);
+  }
+  if (!p.scaled) {
+    q.m = (hi - lo) * p.rowsPerSlab;
+    q.ldd = p.n;
+    q.batch = p.split.outer;
+    q.strideA = p.split.extent * p.rowsPerSlab * p.k;
+    q.strideD = p.extL * p.rowsPerSlab * p.n;
+    int64_t row0 = (c * p.extL + lo) * p.rowsPerSlab;
+    return gemm.run(q, static_cast<uint8_t *>(p.dA) + row0 * p.k * es, p.dB,
+                    w + lo * p.rowsPerSlab * p.n, compute, context);
+  }
+  int64_t scalePerRow = args.a.scale->rank() == 0
+                            ? 0
+                            : args.a.scale->numElements() / p.totalRows;
+  for (int64_t o = 0; o < p.split.outer; ++o) {
+    int64_t row0 = (o * p.split.extent + c * p.extL + lo) * p.rowsPerSlab;
+    const void *aScale = static_cast<uint8_t *>(p.dAS) +
+                         row0 * scalePerRow * byteSize(args.a.scale->dtype());
+    TP_RETURN_IF_ERROR(scaledGemm(
+        args.a, static_cast<uint8_t *>(p.dA) + row0 * p.k * es, aScale, args.b,
+        p.dB, p.dBS, (hi - lo) * p.rowsPerSlab, p.n, p.k, nullptr, DType::F32,
+        w + (o * p.extL + lo) * p.rowsPerSlab * p.n, compute, context));
+  }
+  return Status::ok();
+}
+
+Status CudaRank::reduceStaged(const MatmulReduceScatterArgs &args,
+                              ReduceScatterPlan &p) {
+  const std::string &context = args.site;
+  TP_CUDA(launchReduce(static_cast<const void *const *>(p.dPointers), p.g,
+                       DType::F32, p.slice, args.reduction, p.dBias,
+                       args.outType, p.n, p.dOut, args.outType, comm));
+  return download(p.dOut, p.reduced, comm, context);
+}
+
+Status CudaRank::unreducedProduct(const MatmulReduceScatterArgs &args,
+                                  const ReduceScatterPlan &p,
+                                  Tensor &product) {
+  const std::string &context = args.site;
+  product = Tensor(args.outType, p.productShape);
+  void *dP32, *dP;
+  TP_RETURN_IF_ERROR(buffer("rs.p32", sizeof(float) * product.numElements(),
+                            dP32, context));
+  TP_RETURN_IF_ERROR(buffer("rs.p", product.numBytes(), dP, context));
+  for (int c = 0; c < p.g; ++c)
+    TP_CUDA(copyPiece(p, p.partial(c), p.extL, 0, dP32,
+                      p.nSplit ? p.n : p.split.extent, c * p.extL, 0, p.extL,
+                      sizeof(float), cudaMemcpyDeviceToDevice, compute));
+  TP_CUDA(launchConvert(static_cast<float *>(dP32), product.numElements(),
+                        nullptr, args.outType, 1, dP, args.outType, compute));
+  return download(dP, product, compute, context);
+}

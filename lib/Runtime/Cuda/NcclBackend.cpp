@@ -1,0 +1,578 @@
+//===- NcclBackend.cpp - one rank per process, NCCL between GPUs ----------===//
+//
+// The NCCL transport: this process is one rank on its own GPU. Collectives
+// are NCCL collectives on a communicator per group (split from the world
+// communicator the first time a group is used). Fused ops move their pieces
+// with grouped ncclSend/ncclRecv on the comm stream, in the same order on
+// every rank, while the compute stream multiplies (CudaRank); pieces that are
+// not contiguous (a gather or scatter along an inner dim) are packed through
+// staging buffers by the copy engines.
+//
+// Communicators are non-blocking, so no call can hang: every wait polls the
+// stream and the communicators' async errors, and when the timeout passes or
+// NCCL reports an error every communicator is aborted and the op fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaRank.h"
+#include "tp/Runtime/CudaBackend.h"
+#include "tp/Runtime/Trace.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+using namespace tp::rt;
+using namespace tp::rt::cuda;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto pieceRange = Schedule::pieceRange;
+
+Status tp::rt::createNcclUniqueId(std::string &blob) {
+  const std::string context = "NCCL bootstrap";
+  ncclUniqueId id;
+  TP_CUDA(ncclGetUniqueId(&id));
+  blob.assign(reinterpret_cast<const char *>(&id), sizeof(id));
+  return Status::ok();
+}
+
+namespace {
+
+/// NCCL's element type for reductions; all-gathers move bytes.
+bool ncclTypeOf(DType type, ncclDataType_t &out) {
+  switch (type) {
+  case DType::F32:
+    out = ncclFloat32;
+    return true;
+  case DType::F64:
+    out = ncclFloat64;
+    return true;
+  case DType::F16:
+    out = ncclFloat16;
+    return true;
+  case DType::BF16:
+    out = ncclBfloat16;
+    return true;
+  case DType::F8E4M3FN:
+    out = ncclFloat8e4m3;
+    return true;
+  case DType::F8E5M2:
+    out = ncclFloat8e5m2;
+    return true;
+  case DType::I32:
+    out = ncclInt32;
+    return true;
+  case DType::I64:
+    out = ncclInt64;
+    return true;
+  default:
+    return false;
+  }
+}
+
+ncclRedOp_t ncclOpOf(Reduction reduction) {
+  switch (reduction) {
+  case Reduction::Sum:
+    return ncclSum;
+  case Reduction::Avg:
+    return ncclAvg;
+  case Reduction::Max:
+    return ncclMax;
+  case Reduction::Min:
+    return ncclMin;
+  }
+  return ncclSum;
+}
+
+/// A rectangle of bytes in a device buffer: `rows` runs of `width` bytes,
+/// `pitch` apart.
+struct Piece {
+  uint8_t *at = nullptr;
+  size_t width = 0, pitch = 0;
+  int64_t rows = 1;
+  bool contiguous() const { return rows == 1 || pitch == width; }
+  size_t bytes() const { return width * rows; }
+};
+
+class NcclBackend final : public CudaRank {
+public:
+  NcclBackend(const NcclRankSetup &setup)
+      : CudaRank(setup.trace, setup.rank), setup(setup) {}
+  ~NcclBackend() override;
+
+  Status connect();
+
+  Status allGather(const Group &group, const Tensor &input, int64_t dim,
+                   const std::string &site, Tensor &result) override;
+  Status reduceScatter(const Group &group, const Tensor &input, int64_t dim,
+                       Reduction reduction, const std::string &site,
+                       Tensor &result) override;
+  Status allReduce(const Group &group, const Tensor &input, Reduction reduction,
+                   const std::string &site, Tensor &result) override;
+  Status allGatherMatmul(const Group &group, const AllGatherMatmulArgs &args,
+                         std::vector<Tensor> &results) override;
+  Status matmulReduceScatter(const Group &group,
+                             const MatmulReduceScatterArgs &args,
+                             std::vector<Tensor> &results) override;
+
+protected:
+  Status synchronize(cudaStream_t stream, const std::string &context) override;
+
+private:
+  /// Fails (after aborting every communicator) when NCCL reported an error.
+  Status checkHealth(const std::string &context);
+  /// `result` of an NCCL call on `comm`; waits out ncclInProgress.
+  Status settle(ncclResult_t result, ncclComm_t comm, const char *call,
+                const std::string &context);
+  Status timedOut(const std::string &context);
+  void abortAll();
+  /// The communicator of `group` (members in group order).
+  Status communicator(const Group &group, const std::string &context,
+                      ncclComm_t &comm);
+  /// On the comm stream: sends `send` to group member `to` and receives the
+  /// same shape from `from` into `recv`, packing through `sendStage` /
+  /// `recvStage` what is not contiguous.
+  Status sendRecv(ncclComm_t nc, const Piece &send, int to, const Piece &recv,
+                  int from, void *sendStage, void *recvStage,
+                  const std::string &context);
+
+  NcclRankSetup setup;
+  ncclComm_t world = nullptr;
+  std::map<std::vector<int>, ncclComm_t> groups;
+  bool aborted = false;
+};
+
+NcclBackend::~NcclBackend() {
+  if (aborted)
+    return;
+  // Finalize flushes outstanding work; a peer that is gone must not hang the
+  // exit, so it is bounded by the timeout like every other wait.
+  std::vector<ncclComm_t> comms;
+  for (auto &[ranks, comm] : groups)
+    comms.push_back(comm);
+  if (world)
+    comms.push_back(world);
+  Clock::time_point deadline = Clock::now() + setup.timeout;
+  for (ncclComm_t comm : comms) {
+    ncclResult_t state = ncclCommFinalize(comm);
+    while (state == ncclInProgress && Clock::now() < deadline) {
+      std::this_thread::yield();
+      if (ncclCommGetAsyncError(comm, &state) != ncclSuccess)
+        break;
+    }
+    if (state == ncclSuccess)
+      ncclCommDestroy(comm);
+    else
+      ncclCommAbort(comm);
+  }
+}
+
+void NcclBackend::abortAll() {
+  if (aborted)
+    return;
+  aborted = true;
+  for (auto &[ranks, comm] : groups)
+    ncclCommAbort(comm);
+  if (world)
+    ncclCommAbort(world);
+}
+
+Status NcclBackend::timedOut(const std::string &context) {
+  abortAll();
+  return Status::error(context + ": rank " + std::to_string(rank) +
+                       " timed out after " +
+                       std::to_string(setup.timeout.count()) +
+                       " ms waiting for its peers; NCCL communicators aborted");
+}
+
+Status NcclBackend::checkHealth(const std::string &context) {
+  std::vector<ncclComm_t> comms;
+  for (auto &[ranks, comm] : groups)
+    comms.push_back(comm);
+  if (world)
+    comms.push_back(world);
+  for (ncclComm_t comm : comms) {
+    ncclResult_t state;
+    ncclResult_t queried = ncclCommGetAsyncError(comm, &state);
+    if (queried != ncclSuccess)
+      state = queried;
+    if (state != ncclSuccess && state != ncclInProgress) {
+      abortAll();
+      return Status::error(context + ": NCCL failed on rank " +
+                           std::to_string(rank) + ": " +
+                           ncclGetErrorString(state) + " (" +
+                           ncclGetLastError(comm) +
+                           "); NCCL communicators aborted");
+    }
+  }
+  return Status::ok();
+}
+
+Status NcclBackend::settle(ncclResult_t result, ncclComm_t comm,
+                           const char *call, const std::string &context) {
+  Clock::time_point deadline = Clock::now() + setup.timeout;
+  while (result == ncclInProgress) {
+    if (Clock::now() > deadline)
+      return timedOut(context + ": " + call);
+    std::this_thread::yield();
+    if (ncclCommGetAsyncError(comm, &result) != ncclSuccess)
+      break;
+  }
+  if (result != ncclSuccess) {
+    Status failed = check(result, call, context);
+    abortAll();
+    return Status::error(failed.message() + "; NCCL communicators aborted");
+  }
+  return Status::ok();
+}
+
+Status NcclBackend::synchronize(cudaStream_t stream,
+                                const std::string &context) {
+  Clock::time_point deadline = Clock::now() + setup.timeout;
+  for (;;) {
+    cudaError_t state = cudaStreamQuery(stream);
+    if (state == cudaSuccess)
+      return Status::ok();
+    if (state != cudaErrorNotReady)
+      return check(state, "cudaStreamQuery", context);
+    TP_RETURN_IF_ERROR(checkHealth(context));
+    if (Clock::now() > deadline)
+      return timedOut(context);
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+Status NcclBackend::connect() {
+  std::string context = "NCCL rank " + std::to_string(setup.rank) + " of " +
+                        std::to_string(setup.size);
+  int count = cudaDeviceCount();
+  if (count == 0)
+    return Status::error(context + ": no CUDA device");
+  if (setup.localSize > count)
+    return Status::error(
+        context + ": " + std::to_string(setup.localSize) +
+        " ranks on this node but " + std::to_string(count) +
+        " GPUs; NCCL needs a GPU per rank (--transport loopback shares one)");
+  if (setup.uniqueId.size() != sizeof(ncclUniqueId))
+    return Status::error(context + ": the bootstrap blob is " +
+                         std::to_string(setup.uniqueId.size()) +
+                         " bytes, not an NCCL unique id");
+  TP_RETURN_IF_ERROR(init(setup.localRank));
+  // Chunk GEMMs leave SMs to NCCL's kernels (TP_NCCL_GEMM_SM_RESERVE, default
+  // 16: enough channels for NVLink send/recv on Hopper).
+  int reserve = 16;
+  if (const char *text = std::getenv("TP_NCCL_GEMM_SM_RESERVE"))
+    reserve = std::atoi(text);
+  fusedGemmSms = reserve > 0 && reserve < smCount ? smCount - reserve : 0;
+
+  ncclUniqueId id;
+  std::memcpy(&id, setup.uniqueId.data(), sizeof(id));
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  ncclResult_t result =
+      ncclCommInitRankConfig(&world, setup.size, id, setup.rank, &config);
+  if (result != ncclSuccess && result != ncclInProgress)
+    return check(result, "ncclCommInitRankConfig", context);
+  return settle(result, world, "ncclCommInitRankConfig", context);
+}
+
+Status NcclBackend::communicator(const Group &group, const std::string &context,
+                                 ncclComm_t &comm) {
+  bool whole = group.size() == setup.size;
+  for (int i = 0; whole && i < group.size(); ++i)
+    whole = group.ranks[i] == i;
+  if (whole) {
+    comm = world;
+    return Status::ok();
+  }
+  auto found = groups.find(group.ranks);
+  if (found != groups.end()) {
+    comm = found->second;
+    return Status::ok();
+  }
+  // Every rank reaches this op at once (SPMD), each with its own group, so the
+  // split is collective over the world as NCCL requires. A group's smallest
+  // rank names it; its members keep group order.
+  int color = *std::min_element(group.ranks.begin(), group.ranks.end());
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  ncclComm_t split = nullptr;
+  ncclResult_t result =
+      ncclCommSplit(world, color, group.index, &split, &config);
+  if (result != ncclSuccess && result != ncclInProgress)
+    return check(result, "ncclCommSplit", context);
+  TP_RETURN_IF_ERROR(settle(result, world, "ncclCommSplit", context));
+  TP_RETURN_IF_ERROR(settle(ncclInProgress, split, "ncclCommSplit", context));
+  groups[group.ranks] = split;
+  comm = split;
+  return Status::ok();
+}
+
+Status NcclBackend::sendRecv(ncclComm_t nc, const Piece &send, int to,
+                             const Piece &recv, int from, void *sendStage,
+                             void *recvStage, const std::string &context) {
+  const void *sendFrom = send.at;
+  void *recvInto = recv.at;
+  if (!send.contiguous()) {
+    TP_CUDA(cudaMemcpy2DAsync(sendStage, send.width, send.at, send.pitch,
+                              send.width, send.rows, cudaMemcpyDeviceToDevice,
+                              comm));
+    sendFrom = sendStage;
+  }
+  if (!recv.contiguous())
+    recvInto = recvStage;
+  TP_RETURN_IF_ERROR(settle(ncclGroupStart(), nc, "ncclGroupStart", context));
+  ncclResult_t sent = ncclSend(sendFrom, send.bytes(), ncclUint8, to, nc, comm);
+  ncclResult_t received =
+      ncclRecv(recvInto, recv.bytes(), ncclUint8, from, nc, comm);
+  TP_RETURN_IF_ERROR(settle(ncclGroupEnd(), nc, "ncclGroupEnd", context));
+  TP_RETURN_IF_ERROR(settle(sent, nc, "ncclSend", context));
+  TP_RETURN_IF_ERROR(settle(received, nc, "ncclRecv", context));
+  if (!recv.contiguous())
+    TP_CUDA(cudaMemcpy2DAsync(recv.at, recv.pitch, recvStage, recv.width,
+                              recv.width, recv.rows, cudaMemcpyDeviceToDevice,
+                              comm));
+  return Status::ok();
+}
+
+} // namespace
+
+Status tp::rt::createCudaNcclBackend(const NcclRankSetup &setup,
+                                     std::unique_ptr<Backend> &backend) {
+  auto nccl = std::make_unique<NcclBackend>(setup);
+  TP_RETURN_IF_ERROR(nccl->connect());
+  backend = std::move(nccl);
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+Status NcclBackend::allGather(const Group &group, const Tensor &input,
+                              int64_t dim, const std::string &site,
+                              Tensor &result) {
+  std::string context = site + " on " + input.typeString();
+  TraceScope scope(trace, rank, Stream::Comm, "all_gather", "comm");
+  ncclComm_t nc;
+  TP_RETURN_IF_ERROR(communicator(group, context, nc));
+  Split s = splitAt(input.shape(), dim);
+  int g = group.size();
+  std::vector<int64_t> shape = input.shape();
+  shape[dim] *= g;
+  result = Tensor(input.dtype(), shape);
+  size_t bytes = input.numBytes();
+  void *in, *out, *stage;
+  TP_RETURN_IF_ERROR(upload(input, "ag.in", in, comm, context));
+  TP_RETURN_IF_ERROR(buffer("ag.out", result.numBytes(), out, context));
+  // NCCL gathers whole shards rank after rank; along an inner dim they are
+  // interleaved into place afterwards.
+  bool direct = s.outer == 1;
+  if (!direct)
+    TP_RETURN_IF_ERROR(buffer("ag.stage", bytes * g, stage, context));
+  TP_RETURN_IF_ERROR(settle(ncclAllGather(in, direct ? out : stage, bytes,
+                                          ncclUint8, nc, comm),
+                            nc, "ncclAllGather", context));
+  for (int i = 0; !direct && i < g; ++i)
+    TP_CUDA(copySlabs(static_cast<uint8_t *>(stage) + i * bytes, s.extent, 0,
+                      out, s.extent * g, i * s.extent, s.extent, s,
+                      byteSize(input.dtype()), comm));
+  return download(out, result, comm, context);
+}
+
+Status NcclBackend::reduceScatter(const Group &group, const Tensor &input,
+                                  int64_t dim, Reduction reduction,
+                                  const std::string &site, Tensor &result) {
+  std::string context = site + " on " + input.typeString();
+  TraceScope scope(trace, rank, Stream::Comm, "reduce_scatter", "comm");
+  int g = group.size();
+  Split s = splitAt(input.shape(), dim);
+  if (s.extent % g != 0)
+    return Status::error(context + ": dim " + std::to_string(dim) +
+                         " is not divisible by the group size " +
+                         std::to_string(g));
+  ncclDataType_t type;
+  if (!ncclTypeOf(input.dtype(), type))
+    return Status::error(context + ": NCCL cannot reduce " +
+                         std::string(tp::rt::name(input.dtype())));
+  ncclComm_t nc;
+  TP_RETURN_IF_ERROR(communicator(group, context, nc));
+  std::vector<int64_t> shape = input.shape();
+  int64_t extL = s.extent / g;
+  shape[dim] = extL;
+  result = Tensor(input.dtype(), shape);
+  size_t sliceBytes = result.numBytes();
+  void *in, *out, *stage;
+  TP_RETURN_IF_ERROR(upload(input, "rd.in", in, comm, context));
+  TP_RETURN_IF_ERROR(buffer("rd.out", sliceBytes, out, context));
+  // NCCL scatters whole blocks rank after rank: along an inner dim, each
+  // rank's slices are gathered into its block first.
+  bool direct = s.outer == 1;
+  if (!direct) {
+    TP_RETURN_IF_ERROR(buffer("rd.stage", sliceBytes * g, stage, context));
+    for (int i = 0; i < g; ++i)
+      TP_CUDA(copySlabs(in, s.extent, i * extL,
+                        static_cast<uint8_t *>(stage) + i * sliceBytes, extL, 0,
+                        extL, s, byteSize(input.dtype()), comm));
+  }
+  TP_RETURN_IF_ERROR(settle(ncclReduceScatter(direct ? in : stage, out,
+                                              result.numElements(), type,
+                                              ncclOpOf(reduction), nc, comm),
+                            nc, "ncclReduceScatter", context));
+  return download(out, result, comm, context);
+}
+
+Status NcclBackend::allReduce(const Group &group, const Tensor &input,
+                              Reduction reduction, const std::string &site,
+                              Tensor &result) {
+  std::string context = site + " on " + input.typeString();
+  TraceScope scope(trace, rank, Stream::Comm, "all_reduce", "comm");
+  ncclDataType_t type;
+  if (!ncclTypeOf(input.dtype(), type))
+    return Status::error(context + ": NCCL cannot reduce " +
+                         std::string(tp::rt::name(input.dtype())));
+  ncclComm_t nc;
+  TP_RETURN_IF_ERROR(communicator(group, context, nc));
+  result = Tensor(input.dtype(), input.shape());
+  void *in, *out;
+  TP_RETURN_IF_ERROR(upload(input, "ar.in", in, comm, context));
+  TP_RETURN_IF_ERROR(buffer("ar.out", result.numBytes(), out, context));
+  TP_RETURN_IF_ERROR(settle(ncclAllReduce(in, out, input.numElements(), type,
+                                          ncclOpOf(reduction), nc, comm),
+                            nc, "ncclAllReduce", context));
+  return download(out, result, comm, context);
+}
+
+//===----------------------------------------------------------------------===//
+// Fused schedules
+//===----------------------------------------------------------------------===//
+
+Status NcclBackend::allGatherMatmul(const Group &group,
+                                    const AllGatherMatmulArgs &args,
+                                    std::vector<Tensor> &results) {
+  std::string context = args.site + " on " + args.a.data->typeString();
+  const int g = group.size(), me = group.index;
+  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  ncclComm_t nc;
+  TP_RETURN_IF_ERROR(communicator(group, context, nc));
+  GatherMatmulPlan plan;
+  TP_RETURN_IF_ERROR(prepareGatherMatmul(args, g, me, plan));
+  const int chunks = plan.chunks;
+  auto originOf = [&](int step) {
+    return ring ? (me - step + g) % g : (me + step) % g;
+  };
+  // Piece j of `origin`'s shard in the gathered buffer (or its scale).
+  auto piece = [&](bool scale, int origin, int j) {
+    auto [lo, hi] = pieceRange(plan.extL, chunks, j);
+    const Split &s = scale ? plan.scaleSplit : plan.local;
+    size_t slab = s.inner * (scale ? byteSize(args.a.scale->dtype())
+                                   : plan.elementBytes);
+    Piece p;
+    p.at = static_cast<uint8_t *>(scale ? plan.dGS : plan.dG) +
+           (origin * plan.extL + lo) * slab;
+    p.width = (hi - lo) * slab;
+    p.pitch = plan.extG * slab;
+    p.rows = s.outer;
+    return p;
+  };
+  // Staging for pieces that are not contiguous: a whole shard is the most
+  // a piece (of A or of its scale) can be.
+  void *sendStage = nullptr, *recvStage = nullptr;
+  if (plan.local.outer > 1) {
+    size_t most = std::max(
+        args.a.data->numBytes(),
+        plan.gatherScale ? size_t(args.a.scale->numBytes()) : size_t(0));
+    TP_RETURN_IF_ERROR(buffer("agm.send", most, sendStage, context));
+    TP_RETURN_IF_ERROR(buffer("agm.recv", most, recvStage, context));
+  }
+
+  // Communication, in the same order on every rank. Ring: pass on what
+  // arrived last step to the right, take the next shard from the left.
+  // Per-peer: send this rank's piece to the rank `step` to the left, take
+  // the piece of the rank `step` to the right.
+  for (int step = 1; step < g; ++step) {
+    int sendOrigin = ring ? originOf(step - 1) : me;
+    int to = ring ? (me + 1) % g : (me - step + g) % g;
+    int recvOrigin = originOf(step);
+    int from = ring ? (me - 1 + g) % g : recvOrigin;
+    for (int j = 0; j < chunks; ++j) {
+      TP_RETURN_IF_ERROR(sendRecv(nc, piece(false, sendOrigin, j), to,
+                                  piece(false, recvOrigin, j), from, sendStage,
+                                  recvStage, context));
+      if (plan.gatherScale)
+        TP_RETURN_IF_ERROR(sendRecv(nc, piece(true, sendOrigin, j), to,
+                                    piece(true, recvOrigin, j), from,
+                                    sendStage, recvStage, context));
+      TP_CUDA(cudaEventRecord(events[step * chunks + j], comm));
+    }
+  }
+  TP_RETURN_IF_ERROR(multiplyGatheredPieces(args, plan, originOf));
+  TP_RETURN_IF_ERROR(synchronize(comm, context));
+  return finishGatherMatmul(args, plan, results);
+}
+
+Status NcclBackend::matmulReduceScatter(const Group &group,
+                                        const MatmulReduceScatterArgs &args,
+                                        std::vector<Tensor> &results) {
+  std::string context = args.site + " on " + args.a.data->typeString() + " " +
+                        args.b.data->typeString();
+  const int g = group.size(), me = group.index;
+  ncclComm_t nc;
+  TP_RETURN_IF_ERROR(communicator(group, context, nc));
+  ReduceScatterPlan plan;
+  TP_RETURN_IF_ERROR(prepareReduceScatter(args, g, me, plan));
+  const int chunks = plan.chunks;
+  // Piece j of a slice-shaped fp32 buffer (a partial or a staged slice).
+  auto piece = [&](void *slice, int j) {
+    auto [lo, hi] = pieceRange(plan.extL, chunks, j);
+    size_t run = plan.nSplit ? sizeof(float) : plan.split.inner * sizeof(float);
+    Piece p;
+    p.at = static_cast<uint8_t *>(slice) + lo * run;
+    p.width = (hi - lo) * run;
+    p.pitch = plan.extL * run;
+    p.rows = plan.nSplit ? plan.totalRows : plan.split.outer;
+    return p;
+  };
+  // Staging for pieces that are not contiguous: at most a whole slice.
+  void *sendStage = nullptr, *recvStage = nullptr;
+  if (!piece(plan.dW, 0).contiguous()) {
+    TP_RETURN_IF_ERROR(buffer("rs.send", plan.sliceBytes, sendStage, context));
+    TP_RETURN_IF_ERROR(buffer("rs.recv", plan.sliceBytes, recvStage, context));
+  }
+
+  // Compute: partials for the next ranks first, this rank's own last; event
+  // (step - 1) * chunks + j marks piece j of step `step` written.
+  for (int step = 1; step <= g; ++step)
+    for (int j = 0; j < chunks; ++j) {
+      TP_RETURN_IF_ERROR(computePartialPiece(args, plan, (me + step) % g, j));
+      TP_CUDA(cudaEventRecord(events[(step - 1) * chunks + j], compute));
+    }
+  // Communication: at step s, send the partial for the rank s to the right,
+  // take the partial of the rank s to the left; then stage this rank's own.
+  for (int step = 1; step < g; ++step) {
+    int to = (me + step) % g, from = (me - step + g) % g;
+    for (int j = 0; j < chunks; ++j) {
+      TP_CUDA(cudaStreamWaitEvent(comm, events[(step - 1) * chunks + j], 0));
+      TP_RETURN_IF_ERROR(sendRecv(nc, piece(plan.partial(to), j), to,
+                                  piece(plan.staged(from), j), from, sendStage,
+                                  recvStage, context));
+    }
+  }
+  for (int j = 0; j < chunks; ++j) {
+    auto [lo, hi] = pieceRange(plan.extL, chunks, j);
+    TP_CUDA(cudaStreamWaitEvent(comm, events[(g - 1) * chunks + j], 0));
+    TP_CUDA(copyPiece(plan, plan.partial(me), plan.extL, 0, plan.staged(me),
+                      plan.extL, 0, lo, hi, sizeof(float),
+                      cudaMemcpyDeviceToDevice, comm));
+  }
+  TP_RETURN_IF_ERROR(reduceStaged(args, plan));
+  Tensor unreduced;
+  if (args.returnUnreduced)
+    TP_RETURN_IF_ERROR(unreducedProduct(args, plan, unreduced));
+  results.clear();
+  if (args.returnUnreduced)
+    results.push_back(std::move(unreduced));
+  results.push_back(std::move(plan.reduced));
+  return Status::ok();
+}

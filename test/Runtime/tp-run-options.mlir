@@ -12,6 +12,8 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t/trace.json
 // RUN: not tp-run %s --ranks 2 --input-dir %t/missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not tp-run %s --ranks 2 --backend gpu 2>&1 | FileCheck %s --check-prefix=BACKEND
+// RUN: not tp-run %s --ranks 2 --transport shm 2>&1 | FileCheck %s --check-prefix=TRANSPORT
+// RUN: not tp-run %s --ranks 2 --transport nccl 2>&1 | FileCheck %s --check-prefix=NCCLCPU
 // RUN: not tp-run %s --ranks 2 --pipeline no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not tp-run %s --ranks 2 --compare-pipeline no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not tp-run %s --ranks 0 2>&1 | FileCheck %s --check-prefix=RANKS
@@ -49,6 +51,8 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xf32> 
 // JSON-DAG: "name":"gemm r0 piece 0"
 // MISSING: tp-run: argument 0 of rank 0: '{{.*}}missing/rank0/arg0.npy': cannot open
 // BACKEND: tp-run: unknown backend 'gpu'; this build has: cpu{{(, cuda)?}}
+// TRANSPORT: tp-run: unknown transport 'shm'; expected loopback or nccl
+// NCCLCPU: tp-run: --transport nccl runs the cuda backend; add --backend cuda
 // PIPELINE: tp-run: bad pipeline 'no-such-pass'
 // RANKS: tp-run: --ranks must be at least 1
 // TIMEOUT: tp-run: --timeout-ms must be positive

@@ -1,7 +1,8 @@
 //===- tp-run.cpp - execute per-rank programs on N ranks ------------------===//
 //
-//   tp-run FILE --ranks N [--entry F] [--seed S] [--backend cpu]
-//          [--input-dir D] [--dump-dir D] [--pipeline P]
+//   tp-run FILE --ranks N [--entry F] [--seed S] [--backend cpu|cuda]
+//          [--transport loopback|nccl] [--input-dir D] [--dump-dir D]
+//          [--pipeline P]
 //          [--compare-pipeline P] [--trace T.json] [--dim-size N]
 //          [--arg-shape I=AxB] [--timeout-ms T] [--tolerance X]
 //
@@ -9,9 +10,11 @@
 // upstream per-rank IR runs as it is. --pipeline transforms the program that
 // runs; --compare-pipeline runs the program a second time after another
 // pipeline (an empty one: as given) and compares every result on every rank.
+// With --transport nccl every rank is a process (ProcessRun.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "ProcessRun.h"
 #include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/Interpreter.h"
 #include "tp/Runtime/Npy.h"
@@ -55,6 +58,13 @@ static cl::opt<std::string> backendName(
              "(cuBLASLt GEMMs and copy-engine transfers on streams; rank r on "
              "GPU r % #GPUs; in builds with the CUDA backend)"),
     cl::init("cpu"));
+static cl::opt<std::string> transport(
+    cl::cat(runOptions), "transport",
+    cl::desc("How cuda ranks communicate: loopback (threads of this process, "
+             "copy-engine copies; N ranks may share a GPU) or nccl (one "
+             "process and GPU per rank: tp-run launches them, or run it "
+             "under mpirun)"),
+    cl::init("loopback"));
 static cl::opt<std::string> compareBackend(
     cl::cat(runOptions), "compare-backend",
     cl::desc("Backend of the --compare-pipeline run (default: --backend)"));
@@ -72,9 +82,10 @@ static cl::opt<std::string> comparePipeline(
     cl::desc("Also run the program after this pipeline ('' = as given) and "
              "compare every result on every rank"),
     cl::init("\x01"));
-static cl::opt<std::string>
-    traceFile(cl::cat(runOptions), "trace",
-              cl::desc("Write a Chrome trace-event JSON file"));
+static cl::opt<std::string> traceFile(
+    cl::cat(runOptions), "trace",
+    cl::desc("Write a Chrome trace-event JSON file (with --transport nccl: "
+             "one per rank, T.rankR.json)"));
 static cl::opt<int64_t>
     dimSize(cl::cat(runOptions), "dim-size",
             cl::desc("Size of every dynamic dim of the arguments"),
@@ -291,8 +302,72 @@ static bool compare(const std::vector<mlir::tp::RankValues> &actual,
   return ok;
 }
 
+static void printResults(const std::vector<mlir::tp::RankValues> &perRank) {
+  for (auto [r, values] : llvm::enumerate(perRank))
+    for (auto [j, t] : llvm::enumerate(values.results)) {
+      double sum = 0;
+      for (int64_t k = 0, n = t.numElements(); k < n; ++k)
+        sum += t.get(k);
+      llvm::outs() << "rank " << r << " result " << j << ": " << t.typeString()
+                   << " sum=" << llvm::format("%.6e", sum) << " checksum="
+                   << llvm::format_hex_no_prefix(checksum(t), 16) << "\n";
+    }
+}
+
+/// Where a rank process writes its trace: T.json -> T.rankR.json.
+static std::string rankTracePath(int rank) {
+  llvm::SmallString<128> path(traceFile.getValue());
+  llvm::sys::path::replace_extension(path,
+                                     "rank" + llvm::Twine(rank) + ".json");
+  return path.str().str();
+}
+
+/// Runs the reference program of --compare-pipeline and compares.
+static int compareWithReference(ModuleOp original, func::FuncOp entry,
+                                mlir::tp::ExecutionOptions options,
+                                const std::vector<mlir::tp::RankValues> &perRank) {
+  OwningOpRef<ModuleOp> reference = original.clone();
+  if (failed(runPipeline(*reference, comparePipeline)))
+    return 1;
+  func::FuncOp referenceEntry =
+      reference->lookupSymbol<func::FuncOp>(entry.getName());
+  if (!referenceEntry ||
+      referenceEntry.getFunctionType() != entry.getFunctionType())
+    return fail("the compared program has no function @" + entry.getName() +
+                " of the same type");
+  std::vector<mlir::tp::RankValues> referenceRuns(numRanks);
+  for (int r = 0; r < numRanks; ++r)
+    referenceRuns[r].args = perRank[r].args;
+  options.trace = nullptr;
+  if (!compareBackend.empty())
+    options.backend = compareBackend;
+  rt::Status status =
+      mlir::tp::executeSPMD(referenceEntry, options, referenceRuns);
+  if (!status)
+    return fail("the compared program: " + status.message());
+  double worst = 0;
+  std::string against = (comparePipeline.empty() ? std::string("as given")
+                                                 : comparePipeline.getValue()) +
+                        " on " + options.backend;
+  std::string ran =
+      (pipeline.empty() ? std::string("as given") : pipeline.getValue()) +
+      " on " + backendName.getValue();
+  if (!compare(perRank, referenceRuns, worst)) {
+    llvm::outs() << "compare: FAILED (" << ran << " vs " << against << ")\n";
+    return 1;
+  }
+  llvm::outs() << "compare: every result on every rank matches (" << ran
+               << " vs " << against << "; max normalized error "
+               << llvm::format("%.2e", worst) << ")\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // The launcher re-runs this very command line once per rank.
+  std::vector<std::string> commandLine(argv, argv + argc);
+  commandLine[0] = llvm::sys::fs::getMainExecutable(
+      argv[0], reinterpret_cast<void *>(&fail));
   mlir::tp::registerTPPassesAndPipelines();
   cl::HideUnrelatedOptions(runOptions);
   cl::ParseCommandLineOptions(argc, argv,
@@ -307,6 +382,27 @@ int main(int argc, char **argv) {
     if (!name.empty() && !llvm::is_contained(backends, name))
       return fail("unknown backend '" + name +
                   "'; this build has: " + llvm::join(backends, ", "));
+  if (transport != "loopback" && transport != "nccl")
+    return fail("unknown transport '" + transport +
+                "'; expected loopback or nccl");
+  const bool processes = transport == "nccl";
+  if (processes && backendName != "cuda")
+    return fail("--transport nccl runs the cuda backend; add --backend cuda");
+
+  // A rank of a multi-process run: mpirun sets the number of ranks.
+  std::unique_ptr<rt::ProcessGroup> group;
+  if (processes) {
+    rt::Status joined = ::tp::run::joinProcessRun(group);
+    if (!joined)
+      return fail(joined.message());
+    if (group && numRanks.getNumOccurrences() && numRanks != group->size())
+      return fail("--ranks " + llvm::Twine(numRanks) + " but the run has " +
+                  llvm::Twine(group->size()) + " processes");
+    if (group)
+      numRanks = group->size();
+  }
+  // Whether this process prints the run (not a rank that reports elsewhere).
+  const bool reporter = !group || group->collects();
 
   DialectRegistry registry;
   mlir::tp::registerTPDialects(registry);
@@ -338,8 +434,12 @@ int main(int argc, char **argv) {
   if (!status)
     return fail(status.message());
 
+  // A rank process needs only its own inputs; the reporter needs all of them
+  // to dump and compare.
   std::vector<mlir::tp::RankValues> perRank(numRanks);
   for (int r = 0; r < numRanks; ++r) {
+    if (!reporter && r != group->rank())
+      continue;
     if (!inputDir.empty()) {
       if (!readInputs(entry, shapes, r, perRank[r].args))
         return 1;
@@ -352,7 +452,8 @@ int main(int argc, char **argv) {
   }
 
   std::unique_ptr<rt::TraceRecorder> trace;
-  if (!traceFile.empty())
+  // A launcher runs no rank, so it has nothing to trace.
+  if (!traceFile.empty() && (!processes || group))
     trace = std::make_unique<rt::TraceRecorder>();
   mlir::tp::ExecutionOptions options;
   options.ranks = numRanks;
@@ -360,64 +461,43 @@ int main(int argc, char **argv) {
   options.timeout = std::chrono::milliseconds(timeoutMs);
   options.trace = trace.get();
 
-  llvm::outs() << "tp-run: @" << entry.getName() << " on " << numRanks
-               << " rank" << (numRanks == 1 ? "" : "s") << " (" << backendName
-               << ")\n";
-  status = mlir::tp::executeSPMD(entry, options, perRank);
+  if (reporter)
+    llvm::outs() << "tp-run: @" << entry.getName() << " on " << numRanks
+                 << " rank" << (numRanks == 1 ? "" : "s") << " ("
+                 << backendName
+                 << (processes ? ", one process per rank over NCCL" : "")
+                 << ")\n";
+  if (processes) {
+    bool reports = false;
+    status = ::tp::run::runProcesses(entry, options, group.get(), commandLine,
+                                   perRank, reports);
+    if (status && trace) {
+      std::string error;
+      if (!trace->writeJson(rankTracePath(group->rank()), error))
+        return fail(error);
+    }
+    if (status && !reports)
+      return 0;
+  } else {
+    status = mlir::tp::executeSPMD(entry, options, perRank);
+  }
   if (!status)
     return fail(status.message());
-  for (auto [r, values] : llvm::enumerate(perRank))
-    for (auto [j, t] : llvm::enumerate(values.results)) {
-      double sum = 0;
-      for (int64_t k = 0, n = t.numElements(); k < n; ++k)
-        sum += t.get(k);
-      llvm::outs() << "rank " << r << " result " << j << ": " << t.typeString()
-                   << " sum=" << llvm::format("%.6e", sum) << " checksum="
-                   << llvm::format_hex_no_prefix(checksum(t), 16) << "\n";
-    }
+  printResults(perRank);
   if (!dumpDir.empty() && !dump(perRank))
     return 1;
-  if (trace) {
+  if (trace && !processes) {
     std::string error;
     if (!trace->writeJson(traceFile, error))
       return fail(error);
     llvm::outs() << "trace: " << traceFile << " (" << trace->size()
                  << " slices)\n";
   }
+  if (trace && processes)
+    llvm::outs() << "trace: " << rankTracePath(0) << " ... "
+                 << rankTracePath(numRanks - 1) << " (one per rank)\n";
 
   if (comparePipeline.getValue() == "\x01")
     return 0;
-  OwningOpRef<ModuleOp> reference = original->clone();
-  if (failed(runPipeline(*reference, comparePipeline)))
-    return 1;
-  func::FuncOp referenceEntry =
-      reference->lookupSymbol<func::FuncOp>(entry.getName());
-  if (!referenceEntry ||
-      referenceEntry.getFunctionType() != entry.getFunctionType())
-    return fail("the compared program has no function @" + entry.getName() +
-                " of the same type");
-  std::vector<mlir::tp::RankValues> referenceRuns(numRanks);
-  for (int r = 0; r < numRanks; ++r)
-    referenceRuns[r].args = perRank[r].args;
-  options.trace = nullptr;
-  if (!compareBackend.empty())
-    options.backend = compareBackend;
-  status = mlir::tp::executeSPMD(referenceEntry, options, referenceRuns);
-  if (!status)
-    return fail("the compared program: " + status.message());
-  double worst = 0;
-  std::string against = (comparePipeline.empty() ? std::string("as given")
-                                                 : comparePipeline.getValue()) +
-                        " on " + options.backend;
-  std::string ran =
-      (pipeline.empty() ? std::string("as given") : pipeline.getValue()) +
-      " on " + backendName.getValue();
-  if (!compare(perRank, referenceRuns, worst)) {
-    llvm::outs() << "compare: FAILED (" << ran << " vs " << against << ")\n";
-    return 1;
-  }
-  llvm::outs() << "compare: every result on every rank matches (" << ran
-               << " vs " << against << "; max normalized error "
-               << llvm::format("%.2e", worst) << ")\n";
-  return 0;
+  return compareWithReference(*original, entry, options, perRank);
 }

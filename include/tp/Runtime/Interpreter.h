@@ -13,6 +13,7 @@
 #ifndef TP_RUNTIME_INTERPRETER_H
 #define TP_RUNTIME_INTERPRETER_H
 
+#include "tp/Runtime/Backend.h"
 #include "tp/Runtime/Status.h"
 #include "tp/Runtime/Tensor.h"
 
@@ -23,10 +24,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-namespace tp::rt {
-class TraceRecorder;
-}
 
 namespace mlir::tp {
 
@@ -57,6 +54,11 @@ std::vector<std::string> availableBackends();
 /// that failed first.
 rt::Status executeSPMD(func::FuncOp entry, const ExecutionOptions &options,
                        std::vector<RankValues> &perRank);
+
+/// Runs `entry` as rank `rank` of options.ranks on the calling thread, with a
+/// backend whose peers are other processes (the CUDA backend over NCCL).
+rt::Status executeOneRank(func::FuncOp entry, const ExecutionOptions &options,
+                          int rank, rt::Backend &backend, RankValues &values);
 
 /// Shapes of `entry`'s arguments with dynamic dims resolved: `argShapes[i]`
 /// when given, else every dynamic dim set to `dynamicSize` (> 0).

@@ -43,6 +43,38 @@ static rt::Status createBackend(const std::string &name, rt::World &world,
   return rt::Status::error("unknown backend '" + name + "'");
 }
 
+/// Runs `entry` as rank `r` on `backend`, on the calling thread.
+static rt::Status runRank(func::FuncOp entry, rt::Backend &backend,
+                          rt::World &world, int r, RankValues &values) {
+  exec::Machine machine(backend, world, r);
+  SmallVector<exec::Value> args, results;
+  for (auto [arg, tensor] : llvm::zip_equal(entry.getArguments(), values.args)) {
+    if (isa<TensorType>(arg.getType())) {
+      args.push_back(exec::Value::ofTensor(tensor));
+      continue;
+    }
+    exec::Scalar s;
+    if (isa<FloatType>(arg.getType()))
+      s.f = tensor.get(0);
+    else
+      s.i = static_cast<int64_t>(tensor.get(0));
+    args.push_back(exec::Value::ofScalar(s));
+  }
+  TP_RETURN_IF_ERROR(machine.call(entry, args, results));
+  values.results.clear();
+  for (auto [value, type] : llvm::zip_equal(results, entry.getResultTypes())) {
+    if (value.isTensor) {
+      values.results.push_back(value.tensor);
+      continue;
+    }
+    rt::Tensor scalar(*toDType(type), {});
+    scalar.set(0, isa<FloatType>(type) ? value.scalar.f
+                                       : static_cast<double>(value.scalar.i));
+    values.results.push_back(std::move(scalar));
+  }
+  return rt::Status::ok();
+}
+
 rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
                                  const ExecutionOptions &options,
                                  std::vector<RankValues> &perRank) {
@@ -56,44 +88,11 @@ rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
   for (int r = 0; r < options.ranks; ++r)
     threads.emplace_back([&, r] {
       std::unique_ptr<rt::Backend> backend;
-      rt::Status created = createBackend(options.backend, world, r, backend);
-      if (!created.isOk()) {
-        world.fail(r, created.message());
-        return;
-      }
-      exec::Machine machine(*backend, world, r);
-      SmallVector<exec::Value> args, results;
-      for (auto [arg, tensor] :
-           llvm::zip_equal(entry.getArguments(), perRank[r].args)) {
-        if (isa<TensorType>(arg.getType())) {
-          args.push_back(exec::Value::ofTensor(tensor));
-          continue;
-        }
-        exec::Scalar s;
-        if (isa<FloatType>(arg.getType()))
-          s.f = tensor.get(0);
-        else
-          s.i = static_cast<int64_t>(tensor.get(0));
-        args.push_back(exec::Value::ofScalar(s));
-      }
-      rt::Status status = machine.call(entry, args, results);
-      if (!status.isOk()) {
+      rt::Status status = createBackend(options.backend, world, r, backend);
+      if (status.isOk())
+        status = runRank(entry, *backend, world, r, perRank[r]);
+      if (!status.isOk())
         world.fail(r, status.message());
-        return;
-      }
-      perRank[r].results.clear();
-      for (auto [value, type] :
-           llvm::zip_equal(results, entry.getResultTypes())) {
-        if (value.isTensor) {
-          perRank[r].results.push_back(value.tensor);
-          continue;
-        }
-        rt::Tensor scalar(*toDType(type), {});
-        scalar.set(0, isa<FloatType>(type)
-                          ? value.scalar.f
-                          : static_cast<double>(value.scalar.i));
-        perRank[r].results.push_back(std::move(scalar));
-      }
     });
   for (std::thread &t : threads)
     t.join();
@@ -101,6 +100,19 @@ rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
     return rt::Status::error("rank " + std::to_string(world.firstFailedRank()) +
                              " failed first: " + world.firstFailure());
   return rt::Status::ok();
+}
+
+rt::Status mlir::tp::executeOneRank(func::FuncOp entry,
+                                    const ExecutionOptions &options, int rank,
+                                    rt::Backend &backend, RankValues &values) {
+  if (rank < 0 || rank >= options.ranks)
+    return rt::Status::error("rank " + std::to_string(rank) + " of a run of " +
+                             std::to_string(options.ranks));
+  // The world only counts ranks and records the trace here: peers are other
+  // processes, reached by `backend` itself.
+  rt::World world(options.ranks, options.timeout, options.trace);
+  rt::configureCpuThreads(1);
+  return runRank(entry, backend, world, rank, values);
 }
 
 rt::Status mlir::tp::resolveArgumentShapes(

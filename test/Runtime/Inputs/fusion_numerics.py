@@ -9,6 +9,7 @@ on the same seeded inputs and requires every result on every rank to match.
     fusion_numerics.py --tp-opt BIN --tp-run BIN PATTERN... [--ranks 1 2 3 4 8]
                        [--dtypes f32 bf16] [--schedules per_peer:1 ring:3]
                        [--backend cuda --compare-backend cpu --tolerance X]
+                       [--transport nccl]
 
 Prints one line per run and a final "passed N of N" line; exits 1 on any
 failure.
@@ -257,8 +258,12 @@ def main():
     parser.add_argument("--compare-backend", default="cpu",
                         help="backend of the unfused reference run")
     parser.add_argument("--tolerance", help="tp-run --tolerance (default: by type)")
+    parser.add_argument("--transport", default="loopback",
+                        help="tp-run --transport of the fused run (cuda)")
     args = parser.parse_args()
     backends = ["--backend", args.backend, "--compare-backend", args.compare_backend]
+    if args.transport != "loopback":
+        backends += ["--transport", args.transport]
     if args.tolerance:
         backends += ["--tolerance", args.tolerance]
 

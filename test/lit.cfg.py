@@ -44,10 +44,11 @@ if os.path.exists("/dev/nvidiactl"):
     config.available_features.add("cuda-device")
 
 # Multi-process runs under Open MPI's mpirun, as root in CI, with more ranks
-# than cores.
+# than cores; a stuck job fails the test instead of hanging the suite.
 mpirun = shutil.which("mpirun")
 if config.tp_have_mpi and mpirun:
     config.available_features.add("mpi")
     for name in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]:
         config.environment[name] = "1"
-    config.substitutions.append(("%mpirun", mpirun + " --oversubscribe -n"))
+    config.substitutions.append(
+        ("%mpirun", "timeout 120 " + mpirun + " --oversubscribe -n"))

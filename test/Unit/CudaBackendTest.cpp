@@ -44,8 +44,22 @@ std::vector<std::vector<Tensor>> runRanks(
   return results;
 }
 
+using MakeBackend =
+    std::function<Status(World &, int, std::unique_ptr<Backend> &)>;
+
+/// The CUDA backend over NCCL as a run of one process: every op runs on a
+/// group of one, through real (non-blocking) NCCL communicators.
+Status createOneRankNccl(World &world, int rank,
+                        std::unique_ptr<Backend> &backend) {
+  NcclRankSetup setup;
+  setup.timeout = std::chrono::milliseconds(20000);
+  TP_RETURN_IF_ERROR(createNcclUniqueId(setup.uniqueId));
+  return createCudaNcclBackend(setup, backend);
+}
+
 /// Runs on both backends and compares every result of every rank.
-void compareBackends(int ranks, const RankFn &fn, double tolerance) {
+void compareBackends(int ranks, const RankFn &fn, double tolerance,
+                     const MakeBackend &makeCuda = createCudaBackend) {
   auto cpu = runRanks(
       ranks,
       [](World &w, int r, std::unique_ptr<Backend> &b) {
@@ -53,7 +67,7 @@ void compareBackends(int ranks, const RankFn &fn, double tolerance) {
         return Status::ok();
       },
       fn);
-  auto gpu = runRanks(ranks, createCudaBackend, fn);
+  auto gpu = runRanks(ranks, makeCuda, fn);
   for (int r = 0; r < ranks; ++r) {
     ASSERT_EQ(cpu[r].size(), gpu[r].size());
     for (size_t i = 0; i < cpu[r].size(); ++i) {
@@ -87,26 +101,28 @@ protected:
   }
 };
 
-TEST_F(CudaBackendTest, CollectivesMatchCpu) {
-  compareBackends(
-      4,
-      [](Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
-        Tensor x = random(DType::BF16, {8, 6, 16}, 10 + r), y;
-        out.resize(3);
-        TP_RETURN_IF_ERROR(b.allGather(g, x, 1, "ag", out[0]));
-        TP_RETURN_IF_ERROR(
-            b.reduceScatter(g, x, 0, Reduction::Sum, "rs", out[1]));
-        return b.allReduce(g, x, Reduction::Avg, "ar", out[2]);
-      },
-      1e-2);
+Status collectives(Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
+  Tensor x = random(DType::BF16, {8, 6, 16}, 10 + r), y;
+  out.resize(3);
+  TP_RETURN_IF_ERROR(b.allGather(g, x, 1, "ag", out[0]));
+  TP_RETURN_IF_ERROR(b.reduceScatter(g, x, 0, Reduction::Sum, "rs", out[1]));
+  return b.allReduce(g, x, Reduction::Avg, "ar", out[2]);
 }
 
-TEST_F(CudaBackendTest, FusedSchedulesMatchCpu) {
+TEST_F(CudaBackendTest, CollectivesMatchCpu) {
+  compareBackends(4, collectives, 1e-2);
+}
+
+TEST_F(CudaBackendTest, NcclCollectivesOnOneRankMatchCpu) {
+  compareBackends(1, collectives, 1e-2, createOneRankNccl);
+}
+
+void compareFused(int ranks, const MakeBackend &makeCuda) {
   for (auto algorithm :
        {Schedule::Algorithm::PerPeer, Schedule::Algorithm::Ring})
     for (int chunks : {1, 3})
       compareBackends(
-          4,
+          ranks,
           [&](Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
             Tensor a = random(DType::BF16, {2, 6, 64}, r),
                    w = random(DType::BF16, {32, 64}, 99);
@@ -140,7 +156,15 @@ TEST_F(CudaBackendTest, FusedSchedulesMatchCpu) {
             out.insert(out.end(), second.begin(), second.end());
             return Status::ok();
           },
-          3e-2);
+          3e-2, makeCuda);
+}
+
+TEST_F(CudaBackendTest, FusedSchedulesMatchCpu) {
+  compareFused(4, createCudaBackend);
+}
+
+TEST_F(CudaBackendTest, NcclFusedSchedulesOnOneRankMatchCpu) {
+  compareFused(1, createOneRankNccl);
 }
 
 TEST_F(CudaBackendTest, ScaledMatmulMatchesCpu) {

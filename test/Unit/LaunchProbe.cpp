@@ -7,7 +7,7 @@
 // mode r % count:
 //   report  reports a tensor of [rank, size, localRank, the bootstrap bytes]
 //   fail    fails through ProcessGroup::abort
-//   crash   dies by SIGSEGV
+//   crash   dies by SIGKILL (not SIGSEGV: sanitizers catch that and exit)
 //   silent  exits 0 without a report
 //   hang    sleeps for a minute
 // Under mpirun the bootstrap blob is made by rank 0 ("mpi-blob"), and rank 0
@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
   if (mode == "fail")
     group->abort("probe failure on rank " + std::to_string(group->rank()));
   if (mode == "crash")
-    std::raise(SIGSEGV);
+    std::raise(SIGKILL);
   if (mode == "silent")
     return 0;
   if (mode == "hang") {

@@ -493,7 +493,7 @@ int main(int argc, char **argv) {
     llvm::outs() << "trace: " << traceFile << " (" << trace->size()
                  << " slices)\n";
   }
-  if (trace && processes)
+  if (!traceFile.empty() && processes)
     llvm::outs() << "trace: " << rankTracePath(0) << " ... "
                  << rankTracePath(numRanks - 1) << " (one per rank)\n";
 

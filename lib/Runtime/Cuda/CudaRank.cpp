@@ -82,6 +82,9 @@ Status CudaRank::upload(const Tensor &t, const std::string &purpose, void *&ptr,
 
 Status CudaRank::download(const void *ptr, Tensor &t, cudaStream_t stream,
                           const std::string &context) {
+  // A copy into pageable memory returns only when the stream has drained: wait
+  // through synchronize() first, which transports can bound.
+  TP_RETURN_IF_ERROR(synchronize(stream, context));
   TP_CUDA(cudaMemcpyAsync(t.mutableData(), ptr, t.numBytes(),
                           cudaMemcpyDeviceToHost, stream));
   return synchronize(stream, context);
@@ -151,9 +154,10 @@ Status CudaRank::scaledGemm(const Operand &a, const void *aData,
                             const void *bData, const void *bScale, int64_t m,
                             int64_t n, int64_t k, const void *bias,
                             DType outType, void *d, cudaStream_t stream,
-                            const std::string &context) {
+                            const std::string &context, int smCountTarget) {
   Scaling mode = *a.scaling;
   GemmProblem p;
+  p.smCountTarget = smCountTarget;
   p.m = m;
   p.n = n;
   p.k = k;

@@ -115,7 +115,7 @@ protected:
                     const Operand &b, const void *bData, const void *bScale,
                     int64_t m, int64_t n, int64_t k, const void *bias,
                     DType outType, void *d, cudaStream_t stream,
-                    const std::string &context);
+                    const std::string &context, int smCountTarget = 0);
 
   /// Uploads B operands, places this rank's shard (and scale) in dG on the
   /// comm stream and records the events of its pieces (step 0).

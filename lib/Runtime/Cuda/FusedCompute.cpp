@@ -194,7 +194,7 @@ Status CudaRank::multiplyGatheredPieces(
               args.a, static_cast<uint8_t *>(p.dG) + r0 * p.k * es, aScale, b,
               p.dB[i], p.dBS[i], rows, n, p.k, p.dBias[i], args.outTypes[i],
               static_cast<uint8_t *>(p.dD[i]) + r0 * n * outEs, compute,
-              context));
+              context, fusedGemmSms));
         }
       }
     }
@@ -352,7 +352,7 @@ Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
                                 byteSize(args.b.scale->dtype());
     return scaledGemm(args.a, p.dA, p.dAS, args.b, b, bScale, p.totalRows,
                       hi - lo, p.k, nullptr, DType::F32, w + lo, compute,
-                      context);
+                      context, fusedGemmSms);
   }
   if (!p.scaled) {
     q.m = (hi - lo) * p.rowsPerSlab;
@@ -374,7 +374,8 @@ Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
     TP_RETURN_IF_ERROR(scaledGemm(
         args.a, static_cast<uint8_t *>(p.dA) + row0 * p.k * es, aScale, args.b,
         p.dB, p.dBS, (hi - lo) * p.rowsPerSlab, p.n, p.k, nullptr, DType::F32,
-        w + (o * p.extL + lo) * p.rowsPerSlab * p.n, compute, context));
+        w + (o * p.extL + lo) * p.rowsPerSlab * p.n, compute, context,
+        fusedGemmSms));
   }
   return Status::ok();
 }

@@ -79,13 +79,15 @@ private:
     ex.progress[me]->store(index + 1, std::memory_order_release);
     return Status::ok();
   }
-  /// Ends a collective: reports a failure, lets `stream`'s reads of peers'
-  /// buffers finish, and leaves the exchange (which waits for every peer).
+  /// Ends a collective: reports a failure, lets both streams' reads of peers'
+  /// buffers finish (a failure may leave copies queued on either), and leaves
+  /// the exchange (which waits for every peer).
   Status finish(const Group &group, const std::shared_ptr<Exchange> &ex,
-                const Status &status, cudaStream_t stream) {
+                const Status &status) {
     if (!status.isOk())
       world.fail(rank, status.message());
-    cudaStreamSynchronize(stream);
+    cudaStreamSynchronize(comm);
+    cudaStreamSynchronize(compute);
     Status left = world.leave(group, ex);
     TP_RETURN_IF_ERROR(status);
     return left;
@@ -157,7 +159,7 @@ Status LoopbackBackend::allGather(const Group &group, const Tensor &input,
   }
   if (status.isOk())
     status = download(out, result, comm, context);
-  return finish(group, ex, status, comm);
+  return finish(group, ex, status);
 }
 
 Status LoopbackBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
@@ -210,7 +212,7 @@ Status LoopbackBackend::reduce(const Group &group, const Tensor &input, int64_t 
               "reduce kernel", context);
   if (status.isOk())
     status = download(out, result, comm, context);
-  return finish(group, ex, status, comm);
+  return finish(group, ex, status);
 }
 
 //===----------------------------------------------------------------------===//
@@ -272,7 +274,7 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
     status = multiplyGatheredPieces(args, plan, originOf);
   if (status.isOk())
     status = synchronize(compute, context);
-  TP_RETURN_IF_ERROR(finish(group, ex, status, comm));
+  TP_RETURN_IF_ERROR(finish(group, ex, status));
   return finishGatherMatmul(args, plan, results);
 }
 
@@ -326,7 +328,7 @@ Status LoopbackBackend::matmulReduceScatter(const Group &group,
   Tensor unreduced;
   if (status.isOk() && args.returnUnreduced)
     status = unreducedProduct(args, plan, unreduced);
-  TP_RETURN_IF_ERROR(finish(group, ex, status, compute));
+  TP_RETURN_IF_ERROR(finish(group, ex, status));
   results.clear();
   if (args.returnUnreduced)
     results.push_back(std::move(unreduced));

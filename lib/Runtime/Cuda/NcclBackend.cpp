@@ -176,6 +176,9 @@ void NcclBackend::abortAll() {
     ncclCommAbort(comm);
   if (world)
     ncclCommAbort(world);
+  // The handles are gone: nothing may touch them again.
+  groups.clear();
+  world = nullptr;
 }
 
 Status NcclBackend::timedOut(const std::string &context) {
@@ -198,12 +201,13 @@ Status NcclBackend::checkHealth(const std::string &context) {
     if (queried != ncclSuccess)
       state = queried;
     if (state != ncclSuccess && state != ncclInProgress) {
+      std::string message = context + ": NCCL failed on rank " +
+                            std::to_string(rank) + ": " +
+                            ncclGetErrorString(state) + " (" +
+                            ncclGetLastError(comm) +
+                            "); NCCL communicators aborted";
       abortAll();
-      return Status::error(context + ": NCCL failed on rank " +
-                           std::to_string(rank) + ": " +
-                           ncclGetErrorString(state) + " (" +
-                           ncclGetLastError(comm) +
-                           "); NCCL communicators aborted");
+      return Status::error(message);
     }
   }
   return Status::ok();
@@ -279,6 +283,10 @@ Status NcclBackend::connect() {
 
 Status NcclBackend::communicator(const Group &group, const std::string &context,
                                  ncclComm_t &comm) {
+  if (aborted)
+    return Status::error(context + ": rank " + std::to_string(rank) +
+                         "'s NCCL communicators were aborted after an "
+                         "earlier failure");
   bool whole = group.size() == setup.size;
   for (int i = 0; whole && i < group.size(); ++i)
     whole = group.ranks[i] == i;
@@ -292,8 +300,12 @@ Status NcclBackend::communicator(const Group &group, const std::string &context,
     return Status::ok();
   }
   // Every rank reaches this op at once (SPMD), each with its own group, so the
-  // split is collective over the world as NCCL requires. A group's smallest
-  // rank names it; its members keep group order.
+  // split is collective over the world as NCCL requires. Caching per group
+  // keeps that as long as a group determines the whole partition, which holds
+  // for the row-major groups of grid axes (a group is a strided box; its
+  // translates tile the world one way): a rank's group is then new exactly
+  // when every rank's is. A group's smallest rank names it; its members keep
+  // group order.
   int color = *std::min_element(group.ranks.begin(), group.ranks.end());
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
@@ -303,6 +315,9 @@ Status NcclBackend::communicator(const Group &group, const std::string &context,
   if (result != ncclSuccess && result != ncclInProgress)
     return check(result, "ncclCommSplit", context);
   TP_RETURN_IF_ERROR(settle(result, world, "ncclCommSplit", context));
+  if (!split)
+    return Status::error(context + ": ncclCommSplit made no communicator "
+                                   "for this rank's group");
   TP_RETURN_IF_ERROR(settle(ncclInProgress, split, "ncclCommSplit", context));
   groups[group.ranks] = split;
   comm = split;
@@ -479,7 +494,8 @@ Status NcclBackend::allGatherMatmul(const Group &group,
   // Staging for pieces that are not contiguous: a whole shard is the most
   // a piece (of A or of its scale) can be.
   void *sendStage = nullptr, *recvStage = nullptr;
-  if (plan.local.outer > 1) {
+  if (!piece(false, 0, 0).contiguous() ||
+      (plan.gatherScale && !piece(true, 0, 0).contiguous())) {
     size_t most = std::max(
         args.a.data->numBytes(),
         plan.gatherScale ? size_t(args.a.scale->numBytes()) : size_t(0));

@@ -93,8 +93,12 @@ std::string describeFailure(int r, int status, const std::string &report) {
   return who + " exited without a report";
 }
 
-/// Reads what is there; closes the pipe at its end.
+/// Reads what is there; closes the pipe at its end. Blocking, it waits for
+/// the end at most kDrainLimit: a process the rank left behind may hold the
+/// pipe open.
 void drain(Rank &rank, bool block) {
+  constexpr auto kDrainLimit = std::chrono::seconds(1);
+  Clock::time_point giveUp = Clock::now() + kDrainLimit;
   char buffer[1 << 16];
   while (rank.reportFd >= 0) {
     ssize_t n = read(rank.reportFd, buffer, sizeof(buffer));
@@ -106,7 +110,7 @@ void drain(Rank &rank, bool block) {
       continue;
     if (n < 0 && errno == EAGAIN && !block)
       return;
-    if (n < 0 && errno == EAGAIN) {
+    if (n < 0 && errno == EAGAIN && Clock::now() < giveUp) {
       pollfd p{rank.reportFd, POLLIN, 0};
       poll(&p, 1, 100);
       continue;
@@ -346,6 +350,8 @@ Status tp::rt::joinLaunchedRun(std::unique_ptr<ProcessGroup> &group) {
     return Status::error("launched rank " + std::to_string(rank) +
                          " has no report pipe (descriptor " +
                          std::to_string(fd) + ")");
+  // Whatever this rank starts must not hold its report pipe open.
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
   group = std::make_unique<LaunchedRank>(rank, size, std::move(blob), fd);
   return Status::ok();
 }

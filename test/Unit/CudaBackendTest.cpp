@@ -50,7 +50,7 @@ using MakeBackend =
 /// The CUDA backend over NCCL as a run of one process: every op runs on a
 /// group of one, through real (non-blocking) NCCL communicators.
 Status createOneRankNccl(World &world, int rank,
-                        std::unique_ptr<Backend> &backend) {
+                         std::unique_ptr<Backend> &backend) {
   NcclRankSetup setup;
   setup.timeout = std::chrono::milliseconds(20000);
   TP_RETURN_IF_ERROR(createNcclUniqueId(setup.uniqueId));
@@ -101,7 +101,8 @@ protected:
   }
 };
 
-Status collectives(Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
+Status collectives(Backend &b, const Group &g, int r,
+                   std::vector<Tensor> &out) {
   Tensor x = random(DType::BF16, {8, 6, 16}, 10 + r), y;
   out.resize(3);
   TP_RETURN_IF_ERROR(b.allGather(g, x, 1, "ag", out[0]));

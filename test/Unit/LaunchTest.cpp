@@ -49,7 +49,7 @@ TEST(Launch, EveryRankReportsWithItsPlaceAndTheBootstrapBlob) {
     EXPECT_EQ(t.get(2), r); // one node: the local rank is the rank
     EXPECT_EQ(t.get(3), 'i');
     EXPECT_EQ(t.get(4), 'd');
-    EXPECT_EQ(t.get(5), 0);   // the blob is bytes, NULs included
+    EXPECT_EQ(t.get(5), 0); // the blob is bytes, NULs included
     EXPECT_EQ(t.get(6), 255);
   }
 }
@@ -60,8 +60,7 @@ TEST(Launch, AFailingRankStopsTheOthersAndIsNamed) {
   // Ranks 0 and 1 hang; rank 2 fails.
   Status status = launchRanks(probe(3, {"hang", "hang", "fail"}), reports);
   ASSERT_FALSE(status.isOk());
-  EXPECT_EQ(status.message(),
-            "rank 2 failed first: probe failure on rank 2");
+  EXPECT_EQ(status.message(), "rank 2 failed first: probe failure on rank 2");
   EXPECT_LT(secondsSince(start), 20.0);
 }
 
@@ -97,9 +96,9 @@ TEST(Launch, AMissingProgramIsAnError) {
   std::vector<std::string> reports;
   Status status = launchRanks(spec, reports);
   ASSERT_FALSE(status.isOk());
-  EXPECT_EQ(status.message().rfind("cannot start rank 0 (/nonexistent/tp-rank)",
-                                   0),
-            0u)
+  EXPECT_EQ(
+      status.message().rfind("cannot start rank 0 (/nonexistent/tp-rank)", 0),
+      0u)
       << status.message();
 }
 
@@ -123,13 +122,13 @@ TEST(Wire, ResultsRoundTripInEveryType) {
       t.set(i, i % 2);
     results.push_back(t);
   }
-  results.emplace_back(DType::F32, std::vector<int64_t>{});  // a scalar
+  results.emplace_back(DType::F32, std::vector<int64_t>{});     // a scalar
   results.emplace_back(DType::F32, std::vector<int64_t>{0, 5}); // empty
   Status outcome = Status::error("unset");
   std::vector<Tensor> decoded;
-  ASSERT_TRUE(decodeOutcome(encodeOutcome(Status::ok(), results), outcome,
-                            decoded)
-                  .isOk());
+  ASSERT_TRUE(
+      decodeOutcome(encodeOutcome(Status::ok(), results), outcome, decoded)
+          .isOk());
   ASSERT_TRUE(outcome.isOk());
   ASSERT_EQ(decoded.size(), results.size());
   for (size_t i = 0; i < results.size(); ++i) {

@@ -60,8 +60,7 @@ static rt::Status runRank(mlir::func::FuncOp entry,
   TP_RETURN_IF_ERROR(group.bootstrap(rt::createNcclUniqueId, setup.uniqueId));
   std::unique_ptr<rt::Backend> backend;
   TP_RETURN_IF_ERROR(rt::createCudaNcclBackend(setup, backend));
-  return mlir::tp::executeOneRank(entry, options, setup.rank, *backend,
-                                  values);
+  return mlir::tp::executeOneRank(entry, options, setup.rank, *backend, values);
 }
 #endif
 
@@ -91,8 +90,8 @@ rt::Status run::runProcesses(mlir::func::FuncOp entry,
   if (!status.isOk())
     group->abort(status.message());
   std::vector<std::string> all;
-  TP_RETURN_IF_ERROR(group->gather(
-      rt::encodeOutcome(status, perRank[rank].results), all));
+  TP_RETURN_IF_ERROR(
+      group->gather(rt::encodeOutcome(status, perRank[rank].results), all));
   reports = group->collects();
   return reports ? decodeReports(all, perRank) : rt::Status::ok();
 #endif

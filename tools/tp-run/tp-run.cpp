@@ -323,9 +323,10 @@ static std::string rankTracePath(int rank) {
 }
 
 /// Runs the reference program of --compare-pipeline and compares.
-static int compareWithReference(ModuleOp original, func::FuncOp entry,
-                                mlir::tp::ExecutionOptions options,
-                                const std::vector<mlir::tp::RankValues> &perRank) {
+static int
+compareWithReference(ModuleOp original, func::FuncOp entry,
+                     mlir::tp::ExecutionOptions options,
+                     const std::vector<mlir::tp::RankValues> &perRank) {
   OwningOpRef<ModuleOp> reference = original.clone();
   if (failed(runPipeline(*reference, comparePipeline)))
     return 1;
@@ -463,14 +464,13 @@ int main(int argc, char **argv) {
 
   if (reporter)
     llvm::outs() << "tp-run: @" << entry.getName() << " on " << numRanks
-                 << " rank" << (numRanks == 1 ? "" : "s") << " ("
-                 << backendName
+                 << " rank" << (numRanks == 1 ? "" : "s") << " (" << backendName
                  << (processes ? ", one process per rank over NCCL" : "")
                  << ")\n";
   if (processes) {
     bool reports = false;
     status = ::tp::run::runProcesses(entry, options, group.get(), commandLine,
-                                   perRank, reports);
+                                     perRank, reports);
     if (status && trace) {
       std::string error;
       if (!trace->writeJson(rankTracePath(group->rank()), error))

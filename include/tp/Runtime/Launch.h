@@ -1,4 +1,5 @@
-//===- Launch.h - ranks as processes: launch, bootstrap, reports -*- C++ -*-===//
+//===- Launch.h - ranks as processes: launch, bootstrap, reports -*- C++
+//-*-===//
 //
 // NCCL wants one process per GPU. Such a run has two ways to start:
 //  - tp-run starts it itself on one node: launchRanks() runs the same command
@@ -37,9 +38,8 @@ public:
 
   /// The run's bootstrap blob on every rank: made once by `make` (on rank 0
   /// under MPI; by the launcher, before the ranks start, otherwise).
-  virtual Status
-  bootstrap(const std::function<Status(std::string &)> &make,
-            std::string &blob) = 0;
+  virtual Status bootstrap(const std::function<Status(std::string &)> &make,
+                           std::string &blob) = 0;
   /// Sends this rank's report to whoever reports the run. On the reporting
   /// rank (collects()), `all` receives every rank's report, in rank order.
   virtual Status gather(const std::string &mine,

@@ -20,11 +20,10 @@ cudaError_t tp::rt::cuda::copySlabs(const void *src, int64_t srcExtent,
                                     int64_t count, const Split &s,
                                     size_t elementBytes, cudaStream_t stream) {
   size_t slab = s.inner * elementBytes;
-  return cudaMemcpy2DAsync(static_cast<uint8_t *>(dst) + dstStart * slab,
-                           dstExtent * slab,
-                           static_cast<const uint8_t *>(src) + srcStart * slab,
-                           srcExtent * slab, count * slab, s.outer,
-                           cudaMemcpyDeviceToDevice, stream);
+  return cudaMemcpy2DAsync(
+      static_cast<uint8_t *>(dst) + dstStart * slab, dstExtent * slab,
+      static_cast<const uint8_t *>(src) + srcStart * slab, srcExtent * slab,
+      count * slab, s.outer, cudaMemcpyDeviceToDevice, stream);
 }
 
 CudaRank::~CudaRank() {

@@ -71,8 +71,8 @@ struct ReduceScatterPlan {
   std::vector<int64_t> productShape;
   Tensor reduced;
   void *dA = nullptr, *dAS = nullptr, *dB = nullptr, *dBS = nullptr,
-       *dAddend = nullptr, *dBias = nullptr, *dW = nullptr,
-       *dStage = nullptr, *dOut = nullptr, *dPointers = nullptr;
+       *dAddend = nullptr, *dBias = nullptr, *dW = nullptr, *dStage = nullptr,
+       *dOut = nullptr, *dPointers = nullptr;
 
   float *partial(int destination) const {
     return static_cast<float *>(dW) + int64_t(destination) * slice;

@@ -119,9 +119,10 @@ Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
   return Status::ok();
 }
 
-Status CudaRank::multiplyGatheredPieces(
-    const AllGatherMatmulArgs &args, const GatherMatmulPlan &p,
-    const std::function<int(int)> &originOf) {
+Status
+CudaRank::multiplyGatheredPieces(const AllGatherMatmulArgs &args,
+                                 const GatherMatmulPlan &p,
+                                 const std::function<int(int)> &originOf) {
   const std::string &context = args.site;
   const Tensor &a = *args.a.data;
   const size_t es = p.elementBytes;
@@ -152,7 +153,8 @@ Status CudaRank::multiplyGatheredPieces(
           q.smCountTarget = fusedGemmSms;
           const uint8_t *bPtr =
               static_cast<uint8_t *>(p.dB[i]) + (trans ? col0 : col0 * n) * es;
-          TP_RETURN_IF_ERROR(gemm.run(q, static_cast<uint8_t *>(p.dG) + col0 * es,
+          TP_RETURN_IF_ERROR(gemm.run(q,
+                                      static_cast<uint8_t *>(p.dG) + col0 * es,
                                       bPtr, p.dAcc[i], compute, context));
           continue;
         }
@@ -186,10 +188,9 @@ Status CudaRank::multiplyGatheredPieces(
             p.gatherScale ? p.scaleSplit.inner / p.rowsPerSlab : 0;
         for (int64_t o = 0; o < p.local.outer; ++o) {
           int64_t r0 = o * p.extG * p.rowsPerSlab + row0;
-          const void *aScale = p.gatherScale
-                                   ? static_cast<uint8_t *>(p.dGS) +
-                                         r0 * scalePerRow * scaleEs
-                                   : p.dAScale;
+          const void *aScale = p.gatherScale ? static_cast<uint8_t *>(p.dGS) +
+                                                   r0 * scalePerRow * scaleEs
+                                             : p.dAScale;
           TP_RETURN_IF_ERROR(scaledGemm(
               args.a, static_cast<uint8_t *>(p.dG) + r0 * p.k * es, aScale, b,
               p.dB[i], p.dBS[i], rows, n, p.k, p.dBias[i], args.outTypes[i],
@@ -202,9 +203,8 @@ Status CudaRank::multiplyGatheredPieces(
   if (p.kSplit)
     for (size_t i = 0; i < args.bs.size(); ++i)
       TP_CUDA(launchConvert(static_cast<float *>(p.dAcc[i]),
-                            p.totalRows * p.ns[i], p.dBias[i],
-                            args.outTypes[i], p.ns[i], p.dD[i],
-                            args.outTypes[i], compute));
+                            p.totalRows * p.ns[i], p.dBias[i], args.outTypes[i],
+                            p.ns[i], p.dD[i], args.outTypes[i], compute));
   return Status::ok();
 }
 
@@ -313,8 +313,8 @@ cudaError_t CudaRank::copyPiece(const ReduceScatterPlan &p, const void *src,
   int64_t rows = p.nSplit ? p.totalRows : p.split.outer;
   return cudaMemcpy2DAsync(
       static_cast<uint8_t *>(dst) + (dstStart + lo) * run, dstPitch * run,
-      static_cast<const uint8_t *>(src) + (srcStart + lo) * run,
-      srcPitch * run, (hi - lo) * run, rows, kind, stream);
+      static_cast<const uint8_t *>(src) + (srcStart + lo) * run, srcPitch * run,
+      (hi - lo) * run, rows, kind, stream);
 }
 
 Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
@@ -325,8 +325,8 @@ Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
   auto [lo, hi] = pieceRange(p.extL, p.chunks, j);
   float *w = p.partial(c);
   if (p.dAddend)
-    TP_CUDA(copyPiece(p, p.dAddend, p.nSplit ? p.n : p.split.extent,
-                      c * p.extL, w, p.extL, 0, lo, hi, sizeof(float),
+    TP_CUDA(copyPiece(p, p.dAddend, p.nSplit ? p.n : p.split.extent, c * p.extL,
+                      w, p.extL, 0, lo, hi, sizeof(float),
                       cudaMemcpyDeviceToDevice, compute));
   GemmProblem q;
   q.n = p.n;
@@ -364,9 +364,8 @@ Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
     return gemm.run(q, static_cast<uint8_t *>(p.dA) + row0 * p.k * es, p.dB,
                     w + lo * p.rowsPerSlab * p.n, compute, context);
   }
-  int64_t scalePerRow = args.a.scale->rank() == 0
-                            ? 0
-                            : args.a.scale->numElements() / p.totalRows;
+  int64_t scalePerRow =
+      args.a.scale->rank() == 0 ? 0 : args.a.scale->numElements() / p.totalRows;
   for (int64_t o = 0; o < p.split.outer; ++o) {
     int64_t row0 = (o * p.split.extent + c * p.extL + lo) * p.rowsPerSlab;
     const void *aScale = static_cast<uint8_t *>(p.dAS) +
@@ -390,13 +389,12 @@ Status CudaRank::reduceStaged(const MatmulReduceScatterArgs &args,
 }
 
 Status CudaRank::unreducedProduct(const MatmulReduceScatterArgs &args,
-                                  const ReduceScatterPlan &p,
-                                  Tensor &product) {
+                                  const ReduceScatterPlan &p, Tensor &product) {
   const std::string &context = args.site;
   product = Tensor(args.outType, p.productShape);
   void *dP32, *dP;
-  TP_RETURN_IF_ERROR(buffer("rs.p32", sizeof(float) * product.numElements(),
-                            dP32, context));
+  TP_RETURN_IF_ERROR(
+      buffer("rs.p32", sizeof(float) * product.numElements(), dP32, context));
   TP_RETURN_IF_ERROR(buffer("rs.p", product.numBytes(), dP, context));
   for (int c = 0; c < p.g; ++c)
     TP_CUDA(copyPiece(p, p.partial(c), p.extL, 0, dP32,

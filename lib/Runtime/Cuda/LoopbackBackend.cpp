@@ -133,8 +133,8 @@ Status tp::rt::createCudaBackend(World &world, int rank,
 //===----------------------------------------------------------------------===//
 
 Status LoopbackBackend::allGather(const Group &group, const Tensor &input,
-                              int64_t dim, const std::string &site,
-                              Tensor &result) {
+                                  int64_t dim, const std::string &site,
+                                  Tensor &result) {
   const std::string &context = site;
   TraceScope scope(trace, rank, Stream::Comm, "all_gather", "comm");
   Split s = splitAt(input.shape(), dim);
@@ -162,9 +162,9 @@ Status LoopbackBackend::allGather(const Group &group, const Tensor &input,
   return finish(group, ex, status);
 }
 
-Status LoopbackBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
-                           bool scatter, Reduction reduction,
-                           const std::string &site, Tensor &result) {
+Status LoopbackBackend::reduce(const Group &group, const Tensor &input,
+                               int64_t dim, bool scatter, Reduction reduction,
+                               const std::string &site, Tensor &result) {
   const std::string &context = site;
   TraceScope scope(trace, rank, Stream::Comm,
                    scatter ? "reduce_scatter" : "all_reduce", "comm");
@@ -236,7 +236,8 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
                        static_cast<uint8_t *>(plan.dGS), &events};
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(world.join(group,
-                                context + (ring ? " (ring) on " : " (per_peer) on ") +
+                                context +
+                                    (ring ? " (ring) on " : " (per_peer) on ") +
                                     args.a.data->typeString(),
                                 &mine, nullptr, ex));
   ex->progress[me]->store(chunks, std::memory_order_release);
@@ -258,8 +259,8 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
         break;
       auto *peer = static_cast<const DevicePublished *>(ex->published[from]);
       int64_t at = origin * extL + lo;
-      status = check(copySlabs(peer->data, extG, at, plan.dG, extG, at,
-                               hi - lo, plan.local, plan.elementBytes, comm),
+      status = check(copySlabs(peer->data, extG, at, plan.dG, extG, at, hi - lo,
+                               plan.local, plan.elementBytes, comm),
                      "cudaMemcpy2DAsync", context);
       if (status.isOk() && plan.gatherScale)
         status = check(copySlabs(peer->scale, extG, at, plan.dGS, extG, at,
@@ -290,13 +291,13 @@ Status LoopbackBackend::matmulReduceScatter(const Group &group,
 
   DevicePublished mine{static_cast<uint8_t *>(plan.dW), nullptr, &events};
   std::shared_ptr<Exchange> ex;
-  TP_RETURN_IF_ERROR(world.join(
-      group,
-      context + " (per_peer) on " + args.a.data->typeString() + " " +
-          args.b.data->typeString() +
-          (args.addend ? " " + args.addend->typeString() : "") +
-          (args.bias ? " " + args.bias->typeString() : ""),
-      &mine, nullptr, ex));
+  TP_RETURN_IF_ERROR(
+      world.join(group,
+                 context + " (per_peer) on " + args.a.data->typeString() + " " +
+                     args.b.data->typeString() +
+                     (args.addend ? " " + args.addend->typeString() : "") +
+                     (args.bias ? " " + args.bias->typeString() : ""),
+                 &mine, nullptr, ex));
 
   Status status;
   // Partials for the next ranks first, this rank's own slice last.

@@ -41,34 +41,18 @@ namespace {
 
 /// NCCL's element type for reductions; all-gathers move bytes.
 bool ncclTypeOf(DType type, ncclDataType_t &out) {
-  switch (type) {
-  case DType::F32:
-    out = ncclFloat32;
-    return true;
-  case DType::F64:
-    out = ncclFloat64;
-    return true;
-  case DType::F16:
-    out = ncclFloat16;
-    return true;
-  case DType::BF16:
-    out = ncclBfloat16;
-    return true;
-  case DType::F8E4M3FN:
-    out = ncclFloat8e4m3;
-    return true;
-  case DType::F8E5M2:
-    out = ncclFloat8e5m2;
-    return true;
-  case DType::I32:
-    out = ncclInt32;
-    return true;
-  case DType::I64:
-    out = ncclInt64;
-    return true;
-  default:
-    return false;
-  }
+  static const std::pair<DType, ncclDataType_t> kTypes[] = {
+      {DType::F32, ncclFloat32},         {DType::F64, ncclFloat64},
+      {DType::F16, ncclFloat16},         {DType::BF16, ncclBfloat16},
+      {DType::F8E4M3FN, ncclFloat8e4m3}, {DType::F8E5M2, ncclFloat8e5m2},
+      {DType::I32, ncclInt32},           {DType::I64, ncclInt64},
+  };
+  for (auto [ours, theirs] : kTypes)
+    if (ours == type) {
+      out = theirs;
+      return true;
+    }
+  return false;
 }
 
 ncclRedOp_t ncclOpOf(Reduction reduction) {
@@ -201,11 +185,10 @@ Status NcclBackend::checkHealth(const std::string &context) {
     if (queried != ncclSuccess)
       state = queried;
     if (state != ncclSuccess && state != ncclInProgress) {
-      std::string message = context + ": NCCL failed on rank " +
-                            std::to_string(rank) + ": " +
-                            ncclGetErrorString(state) + " (" +
-                            ncclGetLastError(comm) +
-                            "); NCCL communicators aborted";
+      std::string message =
+          context + ": NCCL failed on rank " + std::to_string(rank) + ": " +
+          ncclGetErrorString(state) + " (" + ncclGetLastError(comm) +
+          "); NCCL communicators aborted";
       abortAll();
       return Status::error(message);
     }
@@ -386,9 +369,9 @@ Status NcclBackend::allGather(const Group &group, const Tensor &input,
   bool direct = s.outer == 1;
   if (!direct)
     TP_RETURN_IF_ERROR(buffer("ag.stage", bytes * g, stage, context));
-  TP_RETURN_IF_ERROR(settle(ncclAllGather(in, direct ? out : stage, bytes,
-                                          ncclUint8, nc, comm),
-                            nc, "ncclAllGather", context));
+  TP_RETURN_IF_ERROR(settle(
+      ncclAllGather(in, direct ? out : stage, bytes, ncclUint8, nc, comm), nc,
+      "ncclAllGather", context));
   for (int i = 0; !direct && i < g; ++i)
     TP_CUDA(copySlabs(static_cast<uint8_t *>(stage) + i * bytes, s.extent, 0,
                       out, s.extent * g, i * s.extent, s.extent, s,
@@ -431,10 +414,10 @@ Status NcclBackend::reduceScatter(const Group &group, const Tensor &input,
                         static_cast<uint8_t *>(stage) + i * sliceBytes, extL, 0,
                         extL, s, byteSize(input.dtype()), comm));
   }
-  TP_RETURN_IF_ERROR(settle(ncclReduceScatter(direct ? in : stage, out,
-                                              result.numElements(), type,
-                                              ncclOpOf(reduction), nc, comm),
-                            nc, "ncclReduceScatter", context));
+  TP_RETURN_IF_ERROR(
+      settle(ncclReduceScatter(direct ? in : stage, out, result.numElements(),
+                               type, ncclOpOf(reduction), nc, comm),
+             nc, "ncclReduceScatter", context));
   return download(out, result, comm, context);
 }
 
@@ -481,8 +464,8 @@ Status NcclBackend::allGatherMatmul(const Group &group,
   auto piece = [&](bool scale, int origin, int j) {
     auto [lo, hi] = pieceRange(plan.extL, chunks, j);
     const Split &s = scale ? plan.scaleSplit : plan.local;
-    size_t slab = s.inner * (scale ? byteSize(args.a.scale->dtype())
-                                   : plan.elementBytes);
+    size_t slab =
+        s.inner * (scale ? byteSize(args.a.scale->dtype()) : plan.elementBytes);
     Piece p;
     p.at = static_cast<uint8_t *>(scale ? plan.dGS : plan.dG) +
            (origin * plan.extL + lo) * slab;
@@ -496,9 +479,9 @@ Status NcclBackend::allGatherMatmul(const Group &group,
   void *sendStage = nullptr, *recvStage = nullptr;
   if (!piece(false, 0, 0).contiguous() ||
       (plan.gatherScale && !piece(true, 0, 0).contiguous())) {
-    size_t most = std::max(
-        args.a.data->numBytes(),
-        plan.gatherScale ? size_t(args.a.scale->numBytes()) : size_t(0));
+    size_t most = std::max(args.a.data->numBytes(),
+                           plan.gatherScale ? size_t(args.a.scale->numBytes())
+                                            : size_t(0));
     TP_RETURN_IF_ERROR(buffer("agm.send", most, sendStage, context));
     TP_RETURN_IF_ERROR(buffer("agm.recv", most, recvStage, context));
   }
@@ -518,8 +501,8 @@ Status NcclBackend::allGatherMatmul(const Group &group,
                                   recvStage, context));
       if (plan.gatherScale)
         TP_RETURN_IF_ERROR(sendRecv(nc, piece(true, sendOrigin, j), to,
-                                    piece(true, recvOrigin, j), from,
-                                    sendStage, recvStage, context));
+                                    piece(true, recvOrigin, j), from, sendStage,
+                                    recvStage, context));
       TP_CUDA(cudaEventRecord(events[step * chunks + j], comm));
     }
   }

@@ -48,7 +48,8 @@ static rt::Status runRank(func::FuncOp entry, rt::Backend &backend,
                           rt::World &world, int r, RankValues &values) {
   exec::Machine machine(backend, world, r);
   SmallVector<exec::Value> args, results;
-  for (auto [arg, tensor] : llvm::zip_equal(entry.getArguments(), values.args)) {
+  for (auto [arg, tensor] :
+       llvm::zip_equal(entry.getArguments(), values.args)) {
     if (isa<TensorType>(arg.getType())) {
       args.push_back(exec::Value::ofTensor(tensor));
       continue;

@@ -79,8 +79,7 @@ public:
   }
 
   [[noreturn]] void abort(const std::string &message) override {
-    std::fprintf(stderr, "MPI rank %d failed: %s\n", myRank,
-                 message.c_str());
+    std::fprintf(stderr, "MPI rank %d failed: %s\n", myRank, message.c_str());
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
     std::_Exit(1);
@@ -93,8 +92,7 @@ private:
     if (size > INT_MAX)
       return Status::error("bootstrap blob too large");
     text.resize(size);
-    MPI_Bcast(text.data(), static_cast<int>(size), MPI_CHAR, 0,
-              MPI_COMM_WORLD);
+    MPI_Bcast(text.data(), static_cast<int>(size), MPI_CHAR, 0, MPI_COMM_WORLD);
     return Status::ok();
   }
 

@@ -72,8 +72,8 @@ Status tp::rt::decodeOutcome(const std::string &bytes, Status &outcome,
                              std::vector<Tensor> &results) {
   Reader r(bytes);
   auto malformed = [&](const char *what) {
-    return Status::error("malformed rank report (" + std::to_string(bytes.size()) +
-                         " bytes): " + what);
+    return Status::error("malformed rank report (" +
+                         std::to_string(bytes.size()) + " bytes): " + what);
   };
   uint32_t magic;
   uint8_t ok;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every GPU check on one GPU, in a few minutes, with tables to paste:
-#   1. the CUDA backend's unit tests (each case against the CPU backend);
+# Every GPU check, in a few minutes, with tables to paste:
+#   1. the CUDA backend's unit tests (each case against the CPU backend;
+#      NCCL on one rank);
 #   2. numerics of every fused op on the CUDA backend (bf16 and FP8) against
 #      the unfused program on the CPU backend, on 1, 2, 4 and 8 ranks emulated
 #      on the GPU (loopback transport);
@@ -8,10 +9,14 @@
 #      GPU of the machine when it has several, on one rank otherwise (NCCL
 #      refuses two ranks on one GPU);
 #   4. the benchmark table for Llama-class shapes (tp-gpu-bench), bf16 and FP8.
-# Builds what is missing first (TP_ENABLE_CUDA=ON). Exits 1 on any failure.
+#
+#   scripts/gpu-check.sh                  # builds what is missing (TP_ENABLE_CUDA=ON)
+#   scripts/gpu-check.sh --prebuilt DIR   # runs DIR/bin with DIR/lib, builds nothing
+#
+# --prebuilt takes the unpacked archive of scripts/gpu-bundle.sh, for GPU
+# machines without the build dependencies. Exits 1 on any failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD_DIR:-$root/build}
 status=0
 step() { echo; echo "== $*"; }
 
@@ -21,21 +26,50 @@ if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
 fi
 nvidia-smi -L
 
-step "build (TP_ENABLE_CUDA=ON)"
-if [ ! -x "$build/bin/tp-gpu-bench" ] || [ ! -x "$build/test/Unit/TPCudaTests" ]; then
-  TARGETS="tp-opt tp-run tp-gpu-bench TPCudaTests" \
-    "$root/scripts/build.sh" -DTP_ENABLE_CUDA=ON || exit 1
+if [ "${1:-}" = "--prebuilt" ]; then
+  prebuilt=$(cd "${2:?--prebuilt needs the unpacked bundle}" && pwd)
+  bin=$prebuilt/bin
+  unit=$prebuilt/bin/TPCudaTests
+  # CUDA's libraries come from this machine: the toolkit, or the Python
+  # packages (nvidia-nccl-cu13, nvidia-cublas) that frameworks bring.
+  cuda_dirs=$prebuilt/lib
+  for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do
+    [ -d "$d" ] && cuda_dirs=$cuda_dirs:$d
+  done
+  for site in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
+    for lib in $(find "$site/nvidia" -name 'libnccl.so.2' -o -name 'libcublasLt.so.13' \
+                   -o -name 'libcudart.so.13' 2>/dev/null); do
+      cuda_dirs=$cuda_dirs:$(dirname "$lib")
+    done
+  done
+  export LD_LIBRARY_PATH=$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  step "prebuilt: $prebuilt"
+  for p in "$bin"/*; do
+    if ldd "$p" | grep -q 'not found'; then
+      echo "gpu-check: $p cannot load:"; ldd "$p" | grep 'not found'; exit 1
+    fi
+  done
+  echo "every program loads (LD_LIBRARY_PATH=$LD_LIBRARY_PATH)"
+else
+  build=${BUILD_DIR:-$root/build}
+  bin=$build/bin
+  unit=$build/test/Unit/TPCudaTests
+  step "build (TP_ENABLE_CUDA=ON)"
+  if [ ! -x "$bin/tp-gpu-bench" ] || [ ! -x "$unit" ]; then
+    TARGETS="tp-opt tp-run tp-gpu-bench TPCudaTests" \
+      "$root/scripts/build.sh" -DTP_ENABLE_CUDA=ON || exit 1
+  fi
 fi
 
 step "CUDA backend unit tests (against the CPU backend)"
-"$build/test/Unit/TPCudaTests" --gtest_brief=1 || status=1
+"$unit" --gtest_brief=1 || status=1
 
-step "numerics: fused on cuda vs unfused on cpu"
 numerics() {
   python3 "$root/test/Runtime/Inputs/fusion_numerics.py" \
-    --tp-opt "$build/bin/tp-opt" --tp-run "$build/bin/tp-run" \
+    --tp-opt "$bin/tp-opt" --tp-run "$bin/tp-run" \
     --backend cuda --compare-backend cpu --ranks 1 2 4 8 "$@" | tail -n 3 || status=1
 }
+step "numerics: fused on cuda vs unfused on cpu"
 numerics --dtypes bf16 --schedules per_peer:1 ring:2 \
   ag_matmul_bias_t ag_kdim ag_reshape_seq ag_bmm ag_multi_partial \
   rs_matmul rs_lastdim_avg rs_reshape_bias rs_addend rs_unreduced rs_bmm linear_mlp
@@ -53,9 +87,9 @@ numerics --transport nccl --dtypes bf16 --schedules per_peer:1 --ranks $nccl_ran
   --tolerance 2e-2 sc_ag_row_wise sc_rs_per_tensor
 
 step "benchmark: 8 ranks on one GPU, M = 8192 tokens"
-"$build/bin/tp-gpu-bench" --ranks 8 --tokens 8192 || status=1
-"$build/bin/tp-gpu-bench" --ranks 8 --tokens 8192 --chunks 2 || status=1
-"$build/bin/tp-gpu-bench" --ranks 8 --tokens 8192 --fp8 || status=1
+"$bin/tp-gpu-bench" --ranks 8 --tokens 8192 || status=1
+"$bin/tp-gpu-bench" --ranks 8 --tokens 8192 --chunks 2 || status=1
+"$bin/tp-gpu-bench" --ranks 8 --tokens 8192 --fp8 || status=1
 
 echo
 [ $status -eq 0 ] && echo "gpu-check: passed" || echo "gpu-check: FAILED"

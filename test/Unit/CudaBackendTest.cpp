@@ -196,4 +196,66 @@ TEST_F(CudaBackendTest, ScaledMatmulMatchesCpu) {
         2e-2);
 }
 
+/// The scaled fused ops (FP8 per-tensor and row-wise, MXFP8, NVFP4): A
+/// gathered with its scales, and a scaled partial product reduce-scattered.
+void compareScaledFused(int ranks, const MakeBackend &makeCuda) {
+  for (Scaling mode :
+       {Scaling::PerTensor, Scaling::RowWise, Scaling::MXFP8, Scaling::NVFP4})
+    compareBackends(
+        ranks,
+        [&](Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
+          DType data =
+              mode == Scaling::NVFP4 ? DType::F4E2M1FN : DType::F8E4M3FN;
+          Quantized qa, qw, qh;
+          std::string error;
+          if (!quantize(random(DType::F32, {16, 64}, 30 + r), mode, data, qa,
+                        error) ||
+              !quantize(random(DType::F32, {32, 64}, 5), mode, data, qw,
+                        error) ||
+              !quantize(random(DType::F32, {16, 64}, 40 + r), mode, data, qh,
+                        error))
+            return Status::error(error);
+          auto operand = [&](const Quantized &q) {
+            Operand op = Operand::plain(&q.data);
+            op.scale = &q.scale;
+            if (mode == Scaling::NVFP4)
+              op.globalScale = &q.globalScale;
+            op.scaling = mode;
+            return op;
+          };
+          AllGatherMatmulArgs ag;
+          ag.a = operand(qa);
+          ag.bs = {operand(qw)};
+          ag.biases = {nullptr};
+          ag.outTypes = {DType::BF16};
+          ag.dim = 0;
+          ag.returnGathered = true;
+          ag.schedule = {Schedule::Algorithm::Ring, 2};
+          ag.site = "scaled fused ag";
+          std::vector<Tensor> first;
+          TP_RETURN_IF_ERROR(b.allGatherMatmul(g, ag, first));
+          MatmulReduceScatterArgs rs;
+          rs.a = operand(qh);
+          rs.b = operand(qw);
+          rs.outType = DType::BF16;
+          rs.dim = 0;
+          rs.schedule = {Schedule::Algorithm::PerPeer, 2};
+          rs.site = "scaled fused rs";
+          std::vector<Tensor> second;
+          TP_RETURN_IF_ERROR(b.matmulReduceScatter(g, rs, second));
+          out = first;
+          out.insert(out.end(), second.begin(), second.end());
+          return Status::ok();
+        },
+        2e-2, makeCuda);
+}
+
+TEST_F(CudaBackendTest, ScaledFusedSchedulesMatchCpu) {
+  compareScaledFused(4, createCudaBackend);
+}
+
+TEST_F(CudaBackendTest, NcclScaledFusedSchedulesOnOneRankMatchCpu) {
+  compareScaledFused(1, createOneRankNccl);
+}
+
 } // namespace

@@ -28,6 +28,7 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/tp-gpu/bin" "$stage/tp-gpu/lib"
 for p in "${programs[@]}"; do
   cp "$build/$p" "$stage/tp-gpu/bin/"
+  strip --strip-unneeded "$stage/tp-gpu/bin/$(basename "$p")"
 done
 for p in "${programs[@]}"; do ldd "$build/$p"; done |
   awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |

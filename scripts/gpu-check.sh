@@ -64,11 +64,14 @@ fi
 step "CUDA backend unit tests (against the CPU backend)"
 "$unit" --gtest_brief=1 || status=1
 
-# Options first, then `--` and the patterns (--schedules takes a list).
+# Options first, then `--` and the patterns (--schedules takes a list). Runs
+# go jobs at a time: the GPU has room for several small programs.
+jobs=$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))
 numerics() {
   python3 "$root/test/Runtime/Inputs/fusion_numerics.py" \
     --tp-opt "$bin/tp-opt" --tp-run "$bin/tp-run" \
-    --backend cuda --compare-backend cpu --ranks 1 2 4 8 "$@" | tail -n 3 || status=1
+    --backend cuda --compare-backend cpu --ranks 1 2 4 8 --jobs "$jobs" "$@" |
+    tail -n 3 || status=1
 }
 step "numerics: fused on cuda vs unfused on cpu"
 numerics --dtypes bf16 --schedules per_peer:1 ring:2 -- \
@@ -82,9 +85,9 @@ gpus=$(nvidia-smi -L | grep -c '^GPU')
 nccl_ranks=1
 [ "$gpus" -ge 2 ] && nccl_ranks="2 $gpus"
 step "numerics over NCCL: one process per GPU, ranks: $nccl_ranks"
-numerics --transport nccl --dtypes bf16 --schedules per_peer:2 ring:2 --ranks $nccl_ranks -- \
+numerics --transport nccl --jobs 1 --dtypes bf16 --schedules per_peer:2 ring:2 --ranks $nccl_ranks -- \
   ag_matmul_bias_t ag_kdim ag_reshape_seq rs_matmul rs_lastdim_avg rs_reshape_bias linear_mlp
-numerics --transport nccl --dtypes bf16 --schedules per_peer:1 --ranks $nccl_ranks \
+numerics --transport nccl --jobs 1 --dtypes bf16 --schedules per_peer:1 --ranks $nccl_ranks \
   --tolerance 2e-2 -- sc_ag_row_wise sc_rs_per_tensor
 
 step "benchmark: 8 ranks on one GPU, M = 8192 tokens"

@@ -9,12 +9,13 @@ on the same seeded inputs and requires every result on every rank to match.
     fusion_numerics.py --tp-opt BIN --tp-run BIN PATTERN... [--ranks 1 2 3 4 8]
                        [--dtypes f32 bf16] [--schedules per_peer:1 ring:3]
                        [--backend cuda --compare-backend cpu --tolerance X]
-                       [--transport nccl]
+                       [--transport nccl] [--jobs N]
 
 Prints one line per run and a final "passed N of N" line; exits 1 on any
 failure.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import tempfile
@@ -260,6 +261,8 @@ def main():
     parser.add_argument("--tolerance", help="tp-run --tolerance (default: by type)")
     parser.add_argument("--transport", default="loopback",
                         help="tp-run --transport of the fused run (cuda)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="tp-run processes at a time (a GPU machine's cores)")
     args = parser.parse_args()
     backends = ["--backend", args.backend, "--compare-backend", args.compare_backend]
     if args.transport != "loopback":
@@ -268,6 +271,7 @@ def main():
         backends += ["--tolerance", args.tolerance]
 
     total = passed = 0
+    runs = []  # (tag, tp-run command), run after every program is written
     with tempfile.TemporaryDirectory() as tmp:
         for pattern in args.patterns:
             for g in args.ranks:
@@ -287,12 +291,14 @@ def main():
                         algorithm, chunks = schedule.split(":")
                         total += 1
                         fused = f"cse,tp-async-tp{{algorithm={algorithm} chunks={chunks}}}"
-                        ok, error, output = compare(
-                            [args.tp_run, path, "--ranks", str(g), "--seed", str(g),
-                             "--pipeline", fused, "--compare-pipeline", ""] + backends)
-                        passed += ok
-                        tag = f"{pattern} g={g} {dt} {algorithm}/{chunks}"
-                        print(f"{tag}: ok ({error})" if ok else f"{tag}: FAILED\n{output}")
+                        runs.append((f"{pattern} g={g} {dt} {algorithm}/{chunks}",
+                                     [args.tp_run, path, "--ranks", str(g), "--seed", str(g),
+                                      "--pipeline", fused, "--compare-pipeline", ""] + backends))
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            verdicts = pool.map(lambda r: compare(r[1]), runs)
+            for (tag, _), (ok, error, output) in zip(runs, verdicts):
+                passed += ok
+                print(f"{tag}: ok ({error})" if ok else f"{tag}: FAILED\n{output}")
     finish(passed, total)
 
 

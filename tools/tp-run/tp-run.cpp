@@ -363,8 +363,10 @@ compareWithReference(ModuleOp original, func::FuncOp entry,
   return 0;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+/// tp-run; `group` is set when this process is one rank of a multi-process
+/// run.
+static int runTool(int argc, char **argv,
+                   std::unique_ptr<rt::ProcessGroup> &group) {
   // The launcher re-runs this very command line once per rank.
   std::vector<std::string> commandLine(argv, argv + argc);
   commandLine[0] = llvm::sys::fs::getMainExecutable(
@@ -391,7 +393,6 @@ int main(int argc, char **argv) {
     return fail("--transport nccl runs the cuda backend; add --backend cuda");
 
   // A rank of a multi-process run: mpirun sets the number of ranks.
-  std::unique_ptr<rt::ProcessGroup> group;
   if (processes) {
     rt::Status joined = ::tp::run::joinProcessRun(group);
     if (!joined)
@@ -500,4 +501,16 @@ int main(int argc, char **argv) {
   if (comparePipeline.getValue() == "\x01")
     return 0;
   return compareWithReference(*original, entry, options, perRank);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  std::unique_ptr<rt::ProcessGroup> group;
+  int status = runTool(argc, argv, group);
+  // A rank that fails before or after its run must still end the whole run
+  // (its peers would otherwise wait for it); its error is printed above.
+  if (status != 0 && group)
+    group->abort("tp-run exited with status " + std::to_string(status) +
+                 " (its error is above)");
+  return status;
 }

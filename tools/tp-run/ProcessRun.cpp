@@ -86,12 +86,11 @@ rt::Status run::runProcesses(mlir::func::FuncOp entry,
     return decodeReports(all, perRank);
   }
   int rank = group->rank();
-  rt::Status status = runRank(entry, options, *group, perRank[rank]);
-  if (!status.isOk())
-    group->abort(status.message());
+  // A failed rank sends no results: the caller ends the run (abort).
+  TP_RETURN_IF_ERROR(runRank(entry, options, *group, perRank[rank]));
   std::vector<std::string> all;
-  TP_RETURN_IF_ERROR(
-      group->gather(rt::encodeOutcome(status, perRank[rank].results), all));
+  TP_RETURN_IF_ERROR(group->gather(
+      rt::encodeOutcome(rt::Status::ok(), perRank[rank].results), all));
   reports = group->collects();
   return reports ? decodeReports(all, perRank) : rt::Status::ok();
 #endif

@@ -21,9 +21,10 @@ rt::Status joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group);
 
 /// Runs `entry` with one process per rank over NCCL. Without a `group`, this
 /// process launches options.ranks copies of `argv` and fills every rank's
-/// results; in a rank, it runs that rank and sends its results on. `reports`
-/// says whether this process then reports the run (the launcher, MPI rank 0);
-/// other ranks are done.
+/// results; in a rank, it runs that rank and sends its results on (a rank
+/// that fails sends nothing: the caller ends the run with
+/// ProcessGroup::abort). `reports` says whether this process then reports the
+/// run (the launcher, MPI rank 0); other ranks are done.
 rt::Status runProcesses(mlir::func::FuncOp entry,
                         const mlir::tp::ExecutionOptions &options,
                         rt::ProcessGroup *group,

@@ -103,7 +103,16 @@ static cl::opt<double> tolerance(
              "element type, 1e-4 for f32)"),
     cl::init(-1));
 
+/// The first error this process printed: a rank process that fails sends it
+/// to whoever reports the run.
+static std::string firstError;
+/// Whether this rank process has sent its results (it no longer ends the run
+/// when it fails afterwards, e.g. on a compare mismatch).
+static bool rankResultsSent = false;
+
 static int fail(const llvm::Twine &message) {
+  if (firstError.empty())
+    firstError = message.str();
   llvm::errs() << "tp-run: " << message << "\n";
   return 1;
 }
@@ -472,11 +481,17 @@ static int runTool(int argc, char **argv,
     bool reports = false;
     status = ::tp::run::runProcesses(entry, options, group.get(), commandLine,
                                      perRank, reports);
-    if (status && trace) {
+    // A rank's trace is written whether it failed or not: failures are what
+    // traces are for.
+    if (trace) {
       std::string error;
       if (!trace->writeJson(rankTracePath(group->rank()), error))
-        return fail(error);
+        llvm::errs() << "tp-run: " << error << "\n";
     }
+    if (!status && group)
+      group->abort(status.message());
+    if (status && group)
+      rankResultsSent = true;
     if (status && !reports)
       return 0;
   } else {
@@ -507,10 +522,11 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   std::unique_ptr<rt::ProcessGroup> group;
   int status = runTool(argc, argv, group);
-  // A rank that fails before or after its run must still end the whole run
-  // (its peers would otherwise wait for it); its error is printed above.
-  if (status != 0 && group)
-    group->abort("tp-run exited with status " + std::to_string(status) +
-                 " (its error is above)");
+  // A rank that fails before its results are sent must still end the whole
+  // run: its peers would otherwise wait for it.
+  if (status != 0 && group && !rankResultsSent)
+    group->abort(firstError.empty()
+                     ? "tp-run exited with status " + std::to_string(status)
+                     : firstError);
   return status;
 }

@@ -67,11 +67,11 @@ struct LaunchSpec {
 };
 
 /// Runs spec.argv as spec.ranks processes and waits for them; `reports[r]`
-/// is what rank r sent with ProcessGroup::gather. When a rank exits non-zero,
-/// dies by a signal or exits without a report, the others are stopped
-/// (SIGTERM, then SIGKILL) and the error names the rank that failed first:
-/// the message of its report when that is an error outcome (Wire.h), else
-/// its exit status or signal.
+/// is what rank r sent with ProcessGroup::gather. When a rank reports an
+/// error (Wire.h), exits non-zero, dies by a signal or exits without a
+/// report, the others are stopped (SIGTERM, then SIGKILL) and the error names
+/// the rank that failed first (the first error report to arrive, or the first
+/// rank seen to exit badly): its message, else its exit status or signal.
 Status launchRanks(const LaunchSpec &spec, std::vector<std::string> &reports);
 
 /// When this process was started by launchRanks: its ProcessGroup. Null when

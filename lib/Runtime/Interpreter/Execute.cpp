@@ -46,6 +46,11 @@ static rt::Status createBackend(const std::string &name, rt::World &world,
 /// Runs `entry` as rank `r` on `backend`, on the calling thread.
 static rt::Status runRank(func::FuncOp entry, rt::Backend &backend,
                           rt::World &world, int r, RankValues &values) {
+  if (values.args.size() != entry.getNumArguments())
+    return rt::Status::error("rank " + std::to_string(r) + " has " +
+                             std::to_string(values.args.size()) + " inputs; @" +
+                             entry.getName().str() + " takes " +
+                             std::to_string(entry.getNumArguments()));
   exec::Machine machine(backend, world, r);
   SmallVector<exec::Value> args, results;
   for (auto [arg, tensor] :

@@ -77,14 +77,23 @@ struct Rank {
   bool exited = false;
 };
 
+/// Whether `report` is a whole error outcome; its message in `message`.
+bool isErrorReport(const std::string &report, std::string &message) {
+  Status outcome;
+  std::vector<Tensor> ignored;
+  if (report.empty() || !decodeOutcome(report, outcome, ignored).isOk() ||
+      outcome.isOk())
+    return false;
+  message = outcome.message();
+  return true;
+}
+
 /// Why rank `r` failed, from its exit `status` and report.
 std::string describeFailure(int r, int status, const std::string &report) {
   std::string who = "rank " + std::to_string(r);
-  Status outcome;
-  std::vector<Tensor> ignored;
-  if (!report.empty() && decodeOutcome(report, outcome, ignored).isOk() &&
-      !outcome.isOk())
-    return who + " failed first: " + outcome.message();
+  std::string message;
+  if (isErrorReport(report, message))
+    return who + " failed first: " + message;
   if (WIFSIGNALED(status))
     return who + " was killed by signal " + std::to_string(WTERMSIG(status)) +
            " (" + strsignal(WTERMSIG(status)) + ")";
@@ -212,8 +221,16 @@ Status tp::rt::launchRanks(const LaunchSpec &spec,
       poll(open.data(), open.size(), 20);
     else
       usleep(20000);
-    for (Rank &rank : ranks)
-      drain(rank, /*block=*/false);
+    // A failure counts from when its report arrives, not when its rank exits:
+    // a rank may take a while to exit (aborting NCCL), and its peers may fail
+    // in turn meanwhile.
+    for (int r = 0; r < spec.ranks; ++r) {
+      drain(ranks[r], /*block=*/false);
+      std::string message;
+      if (ranks[r].reportFd < 0 && !ranks[r].report.empty() &&
+          isErrorReport(ranks[r].report, message))
+        stopAll("rank " + std::to_string(r) + " failed first: " + message);
+    }
 
     bool running = false;
     for (int r = 0; r < spec.ranks; ++r) {

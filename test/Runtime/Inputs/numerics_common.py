@@ -5,10 +5,18 @@ import subprocess
 import sys
 
 
-def run(cmd, **kwargs):
-    """Runs `cmd`, stdout and stderr together as text."""
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, **kwargs)
+def run(cmd, timeout=600, **kwargs):
+    """Runs `cmd`, stdout and stderr together as text; a run past `timeout`
+    seconds is stopped and fails."""
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=timeout, **kwargs)
+    except subprocess.TimeoutExpired as expired:
+        output = expired.stdout or ""
+        if isinstance(output, bytes):
+            output = output.decode(errors="replace")
+        return subprocess.CompletedProcess(
+            cmd, 124, output + f"\nstopped after {timeout} s: {' '.join(cmd)}\n")
 
 
 def compare(cmd):

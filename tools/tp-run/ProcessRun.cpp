@@ -23,6 +23,7 @@ rt::Status run::joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group) {
 #endif
 }
 
+#ifdef TP_HAVE_CUDA
 /// Fills perRank[r].results from rank r's report.
 static rt::Status decodeReports(const std::vector<std::string> &reports,
                                 std::vector<mlir::tp::RankValues> &perRank) {
@@ -43,7 +44,6 @@ static rt::Status decodeReports(const std::vector<std::string> &reports,
   return rt::Status::ok();
 }
 
-#ifdef TP_HAVE_CUDA
 /// Runs this process's rank; the backend (and its communicators) is gone
 /// before the results travel.
 static rt::Status runRank(mlir::func::FuncOp entry,

@@ -55,6 +55,14 @@ bool ncclTypeOf(DType type, ncclDataType_t &out) {
   return false;
 }
 
+/// NCCL's type for a reduction over `type`, or an error naming it.
+Status reducible(DType type, const std::string &context, ncclDataType_t &out) {
+  if (ncclTypeOf(type, out))
+    return Status::ok();
+  return Status::error(context + ": NCCL cannot reduce " +
+                       std::string(tp::rt::name(type)));
+}
+
 ncclRedOp_t ncclOpOf(Reduction reduction) {
   switch (reduction) {
   case Reduction::Sum:
@@ -391,9 +399,7 @@ Status NcclBackend::reduceScatter(const Group &group, const Tensor &input,
                          " is not divisible by the group size " +
                          std::to_string(g));
   ncclDataType_t type;
-  if (!ncclTypeOf(input.dtype(), type))
-    return Status::error(context + ": NCCL cannot reduce " +
-                         std::string(tp::rt::name(input.dtype())));
+  TP_RETURN_IF_ERROR(reducible(input.dtype(), context, type));
   ncclComm_t nc;
   TP_RETURN_IF_ERROR(communicator(group, context, nc));
   std::vector<int64_t> shape = input.shape();
@@ -427,9 +433,7 @@ Status NcclBackend::allReduce(const Group &group, const Tensor &input,
   std::string context = site + " on " + input.typeString();
   TraceScope scope(trace, rank, Stream::Comm, "all_reduce", "comm");
   ncclDataType_t type;
-  if (!ncclTypeOf(input.dtype(), type))
-    return Status::error(context + ": NCCL cannot reduce " +
-                         std::string(tp::rt::name(input.dtype())));
+  TP_RETURN_IF_ERROR(reducible(input.dtype(), context, type));
   ncclComm_t nc;
   TP_RETURN_IF_ERROR(communicator(group, context, nc));
   result = Tensor(input.dtype(), input.shape());

@@ -224,10 +224,12 @@ Status tp::rt::launchRanks(const LaunchSpec &spec,
     // A failure counts from when its report arrives, not when its rank exits:
     // a rank may take a while to exit (aborting NCCL), and its peers may fail
     // in turn meanwhile.
+    // A report is looked at once, when its pipe closes.
     for (int r = 0; r < spec.ranks; ++r) {
+      bool wasOpen = ranks[r].reportFd >= 0;
       drain(ranks[r], /*block=*/false);
       std::string message;
-      if (ranks[r].reportFd < 0 && !ranks[r].report.empty() &&
+      if (wasOpen && ranks[r].reportFd < 0 &&
           isErrorReport(ranks[r].report, message))
         stopAll("rank " + std::to_string(r) + " failed first: " + message);
     }

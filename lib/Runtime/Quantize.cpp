@@ -21,19 +21,6 @@ constexpr int64_t kMXBlock = 32;
 constexpr int64_t kNVBlock = 16;
 constexpr int kE8M0Bias = 127;
 
-const char *modeName(Scaling mode) {
-  switch (mode) {
-  case Scaling::PerTensor:
-    return "per_tensor";
-  case Scaling::RowWise:
-    return "row_wise";
-  case Scaling::MXFP8:
-    return "mxfp8";
-  case Scaling::NVFP4:
-    return "nvfp4";
-  }
-  return "?";
-}
 
 int64_t blockSize(Scaling mode) {
   switch (mode) {
@@ -90,7 +77,7 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 /// The data type and shape a mode accepts.
 bool checkData(DType dataType, const std::vector<int64_t> &shape, Scaling mode,
                std::string &error) {
-  const std::string modeText = modeName(mode);
+  const std::string modeText = name(mode);
   if (mode == Scaling::NVFP4) {
     if (dataType != DType::F4E2M1FN) {
       error = modeText + " data must be f4E2M1FN, got " +
@@ -153,6 +140,20 @@ uint8_t mxScaleCode(double amax, DType dataType) {
 }
 
 } // namespace
+
+const char *tp::rt::name(Scaling mode) {
+  switch (mode) {
+  case Scaling::PerTensor:
+    return "per_tensor";
+  case Scaling::RowWise:
+    return "row_wise";
+  case Scaling::MXFP8:
+    return "mxfp8";
+  case Scaling::NVFP4:
+    return "nvfp4";
+  }
+  return "?";
+}
 
 bool tp::rt::quantize(const Tensor &input, Scaling mode, DType dataType,
                       Quantized &result, std::string &error) {
@@ -227,7 +228,7 @@ bool tp::rt::quantize(const Tensor &input, Scaling mode, DType dataType,
 bool tp::rt::dequantize(const Tensor &data, const Tensor &scale,
                         const Tensor *globalScale, Scaling mode, DType outType,
                         Tensor &result, std::string &error) {
-  const std::string modeText = modeName(mode);
+  const std::string modeText = name(mode);
   if (data.empty() || scale.empty()) {
     error = "dequantize needs data and scale tensors";
     return false;

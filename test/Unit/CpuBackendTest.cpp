@@ -326,19 +326,6 @@ const char *reductionName(Reduction reduction) {
   return "?";
 }
 
-const char *scalingName(Scaling mode) {
-  switch (mode) {
-  case Scaling::PerTensor:
-    return "per_tensor";
-  case Scaling::RowWise:
-    return "row_wise";
-  case Scaling::MXFP8:
-    return "mxfp8";
-  case Scaling::NVFP4:
-    return "nvfp4";
-  }
-  return "?";
-}
 
 std::string scheduleText(const Schedule &schedule) {
   return std::string(schedule.algorithm == Schedule::Algorithm::Ring
@@ -1130,7 +1117,7 @@ struct ScaledCaseBase {
   std::string describeBase(const char *op) const {
     std::ostringstream os;
     os << op << " case #" << index << ": group=" << groupSize
-       << " mode=" << scalingName(mode) << " out=" << name(outType)
+       << " mode=" << name(mode) << " out=" << name(outType)
        << " a=" << shapeText(shape) << " dim=" << dim << " "
        << scheduleText(schedule) << " bias=" << withBias;
     return os.str();

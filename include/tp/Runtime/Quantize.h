@@ -14,6 +14,9 @@ namespace tp::rt {
 
 enum class Scaling { PerTensor, RowWise, MXFP8, NVFP4 };
 
+/// The dialect's spelling: "per_tensor", "row_wise", "mxfp8", "nvfp4".
+const char *name(Scaling mode);
+
 struct Quantized {
   Tensor data;        // dataType, the input's shape
   Tensor scale;       // see the table in docs/Semantics.md

@@ -1,7 +1,7 @@
 //===- Runtime.cpp - C API of the tp runtime ------------------------------===//
 
 #include "tp-c/Runtime.h"
-#include "tp/Runtime/Interpreter.h"
+#include "tp/Execution/Execution.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"

@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - the one-flag async-TP pipeline and registration ----===//
 
 #include "tp/Pipelines/Pipelines.h"
+#include "tp/Pipelines/LowerToLLVM.h"
 #include "tp/Conversion/Passes.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 
@@ -43,6 +44,7 @@ void tp::registerTPDialects(DialectRegistry &registry) {
                   linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
                   shard::ShardDialect, tensor::TensorDialect>();
   func::registerInlinerExtension(registry);
+  registerLoweringDialects(registry);
 }
 
 void tp::registerTPPassesAndPipelines() {
@@ -51,4 +53,5 @@ void tp::registerTPPassesAndPipelines() {
   registerTPPasses();
   registerTPConversionPasses();
   registerAsyncTPPipeline();
+  registerLowerToLLVMPipeline();
 }

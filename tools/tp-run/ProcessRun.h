@@ -10,7 +10,7 @@
 #ifndef TP_TOOLS_TP_RUN_PROCESSRUN_H
 #define TP_TOOLS_TP_RUN_PROCESSRUN_H
 
-#include "tp/Runtime/Interpreter.h"
+#include "tp/Execution/Execution.h"
 #include "tp/Runtime/Launch.h"
 
 namespace tp::run {

@@ -16,7 +16,7 @@
 
 #include "ProcessRun.h"
 #include "tp/Pipelines/Pipelines.h"
-#include "tp/Runtime/Interpreter.h"
+#include "tp/Execution/Execution.h"
 #include "tp/Runtime/Npy.h"
 #include "tp/Runtime/Trace.h"
 
@@ -97,6 +97,12 @@ static cl::opt<int64_t>
     timeoutMs(cl::cat(runOptions), "timeout-ms",
               cl::desc("Give up when a rank waits longer than this"),
               cl::init(60000));
+static cl::opt<bool> noRuntimeChecks(
+    cl::cat(runOptions), "no-runtime-checks",
+    cl::desc("Compile without upstream's runtime verification (out-of-bounds "
+             "slices, bad casts and dynamic shapes that do not fit are then "
+             "not reported)"),
+    cl::init(false));
 static cl::opt<double> tolerance(
     cl::cat(runOptions), "tolerance",
     cl::desc("Largest |a - b| / max|b| accepted per result (default: by "
@@ -471,12 +477,15 @@ static int runTool(int argc, char **argv,
   options.backend = backendName;
   options.timeout = std::chrono::milliseconds(timeoutMs);
   options.trace = trace.get();
+  options.runtimeChecks = !noRuntimeChecks;
 
   if (reporter)
     llvm::outs() << "tp-run: @" << entry.getName() << " on " << numRanks
                  << " rank" << (numRanks == 1 ? "" : "s") << " (" << backendName
                  << (processes ? ", one process per rank over NCCL" : "")
                  << ")\n";
+  // Compiled code that dies from a signal exits without flushing streams.
+  llvm::outs().flush();
   if (processes) {
     bool reports = false;
     status = ::tp::run::runProcesses(entry, options, group.get(), commandLine,

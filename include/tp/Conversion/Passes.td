@@ -30,4 +30,47 @@ def TPImport : Pass<"tp-import"> {
   ];
 }
 
+def TPToRuntime : Pass<"tp-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Prepare tp programs to bufferize into runtime calls";
+  let description = [{
+    Gives every function with a body a leading `!llvm.ptr` argument, the
+    calling rank's context (marked `tp.rank_context`), and passes it along
+    every call between such functions. `tp.group_rank` becomes a call of the
+    runtime's `tp_rt_group_rank` and `tp.bias_add` a `linalg.generic`. The
+    remaining tp ops bufferize into runtime calls (see
+    `registerRuntimeCallBufferization`); `tp-lower-to-llvm` runs the whole
+    sequence.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def TPApproximateMath : Pass<"tp-approximate-math"> {
+  let summary = "Replace math functions by upstream's polynomial approximations";
+  let description = [{
+    Runs upstream's `populateMathPolynomialApproximationPatterns` (tanh, exp,
+    log, erf, sin/cos, ... on f32 and vectors of f32): straight-line code the
+    loop vectorizer handles, instead of libm calls. Debian's mlir-opt offers
+    these patterns only as a test pass.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def TPFinalizeRuntimeLowering : Pass<"tp-finalize-runtime-lowering",
+                                     "::mlir::ModuleOp"> {
+  let summary = "Drop what LLVM translation does not know after tp lowering";
+  let description = [{
+    Once tp ops are runtime calls, grids live on only as constants in the
+    calls: `shard.grid` declarations no op names are erased, and so are the
+    `tp.rank_context` argument markers on `llvm.func`s.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TP_CONVERSION_PASSES_TD

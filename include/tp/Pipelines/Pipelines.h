@@ -32,7 +32,8 @@ void buildAsyncTPPipeline(OpPassManager &pm,
 void registerAsyncTPPipeline();
 
 /// The dialects a tp pipeline reads and writes: tp, shard, func, arith, math,
-/// tensor, linalg, scf (with func's inliner extension).
+/// tensor, linalg, scf (with func's inliner extension), and those
+/// tp-lower-to-llvm produces (registerLoweringDialects).
 void registerTPDialects(DialectRegistry &registry);
 
 /// Every tp pass and pipeline, plus the upstream cleanup passes the pipeline

@@ -1,17 +1,15 @@
-//===- Interpreter.h - run tp programs on N ranks ---------------*- C++ -*-===//
+//===- Execution.h - compile per-rank programs and run them on N ranks -*- C++ -*-===//
 //
-// Executes a function of per-rank IR as an SPMD program: one thread per rank,
-// each interpreting the same function with its own inputs and calling a
-// runtime Backend for collectives, GEMMs and fused ops. Besides the tp
-// dialect it runs what tp-import leaves around it in upstream per-rank IR:
-// arith and math (on scalars and element-wise on tensors), element-wise
-// linalg.generic, linalg.fill, tensor.empty / reshapes / slices, scf.if and
-// scf.for, func.call.
+// The compile-and-run driver tp-run and the C API share. A function of
+// per-rank IR is lowered with `tp-lower-to-llvm`, compiled once by MLIR's
+// ExecutionEngine (the ORC JIT), and called by every rank with its own
+// context (tp/Runtime/RankContext.h): ranks are threads calling a runtime
+// Backend, or one process of a multi-process run.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TP_RUNTIME_INTERPRETER_H
-#define TP_RUNTIME_INTERPRETER_H
+#ifndef TP_EXECUTION_EXECUTION_H
+#define TP_EXECUTION_EXECUTION_H
 
 #include "tp/Runtime/Backend.h"
 #include "tp/Runtime/Status.h"
@@ -21,6 +19,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +37,8 @@ struct ExecutionOptions {
   std::string backend = "cpu";
   std::chrono::milliseconds timeout{60000};
   rt::TraceRecorder *trace = nullptr;
+  /// Upstream's runtime verification in the compiled code.
+  bool runtimeChecks = true;
 };
 
 /// One rank's inputs (scalars as rank-0 tensors) and, after a run, results.
@@ -46,17 +47,44 @@ struct RankValues {
   std::vector<rt::Tensor> results;
 };
 
-/// The backends tp-run knows, for --help and validation.
+/// The backends this build has, for --help and validation.
 std::vector<std::string> availableBackends();
 
-/// Runs `entry` on options.ranks ranks; perRank[r].args are rank r's inputs.
-/// When a rank fails, every other rank stops and the error names the rank
-/// that failed first.
+/// A function compiled to native code, callable by any number of ranks at
+/// once.
+class CompiledProgram {
+public:
+  ~CompiledProgram();
+
+  /// Lowers a copy of `entry`'s module and JIT-compiles it. The grids of its
+  /// tp ops must be static and span `options.ranks` ranks.
+  static rt::Status compile(func::FuncOp entry, const ExecutionOptions &options,
+                            std::unique_ptr<CompiledProgram> &program);
+
+  /// Runs the function as one rank on the calling thread: `backend` and
+  /// `world` serve its tp ops.
+  rt::Status run(rt::Backend &backend, rt::World &world, int rank,
+                 RankValues &values) const;
+
+  /// Milliseconds spent lowering and JIT-compiling.
+  double compileMs() const { return compileMillis; }
+
+private:
+  struct Impl;
+  explicit CompiledProgram(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+  double compileMillis = 0;
+};
+
+/// Compiles `entry` and runs it on options.ranks ranks (threads);
+/// perRank[r].args are rank r's inputs. When a rank fails, every other rank
+/// stops and the error names the rank that failed first.
 rt::Status executeSPMD(func::FuncOp entry, const ExecutionOptions &options,
                        std::vector<RankValues> &perRank);
 
-/// Runs `entry` as rank `rank` of options.ranks on the calling thread, with a
-/// backend whose peers are other processes (the CUDA backend over NCCL).
+/// Compiles `entry` and runs it as rank `rank` of options.ranks on the
+/// calling thread, with a backend whose peers are other processes (the CUDA
+/// backend over NCCL).
 rt::Status executeOneRank(func::FuncOp entry, const ExecutionOptions &options,
                           int rank, rt::Backend &backend, RankValues &values);
 
@@ -78,4 +106,4 @@ rt::Status makeRandomInputs(func::FuncOp entry,
 
 } // namespace mlir::tp
 
-#endif // TP_RUNTIME_INTERPRETER_H
+#endif // TP_EXECUTION_EXECUTION_H

@@ -1,0 +1,45 @@
+//===- LowerToLLVM.h - tp programs to the LLVM dialect ----------*- C++ -*-===//
+//
+// `tp-lower-to-llvm`: a per-rank program that mixes tp ops with upstream
+// tensor, linalg, arith, math and scf ops becomes LLVM dialect IR whose tp
+// ops are calls of the runtime ABI (tp/Runtime/ABI.h) and whose functions
+// take the rank context first. tp-run JITs the result; embedders translate
+// it to an object file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_PIPELINES_LOWERTOLLVM_H
+#define TP_PIPELINES_LOWERTOLLVM_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+namespace tp {
+
+struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
+  Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Insert upstream's runtime verification (out-of-bounds "
+                     "slices, bad casts, dynamic shapes that do not fit), "
+                     "reported with the op and its location"),
+      llvm::cl::init(true)};
+};
+
+/// Appends the lowering to `pm` (a module pass manager).
+void buildLowerToLLVMPipeline(OpPassManager &pm,
+                              const LowerToLLVMOptions &options);
+
+/// Registers `tp-lower-to-llvm` with the global pass registry.
+void registerLowerToLLVMPipeline();
+
+/// The dialects and interface models the lowering needs besides those of
+/// registerTPDialects: bufferization of upstream and tp ops, runtime
+/// verification, deallocation, and the LLVM dialect.
+void registerLoweringDialects(DialectRegistry &registry);
+
+} // namespace tp
+} // namespace mlir
+
+#endif // TP_PIPELINES_LOWERTOLLVM_H

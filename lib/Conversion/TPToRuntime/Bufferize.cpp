@@ -1,0 +1,492 @@
+//===- Bufferize.cpp - tp ops bufferize into runtime calls ----------------===//
+//
+// Every tp op on tensors reads its operands and writes fresh results, so its
+// bufferization is the runtime call itself: stage each operand buffer, stage
+// a newly allocated buffer per result (sizes follow from the operands, as the
+// op's semantics say), call the op's entry with its attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeCalls.h"
+#include "tp/Conversion/TPToRuntime/TPToRuntime.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Runtime/ABI.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+using namespace mlir::bufferization;
+
+std::optional<int32_t> tp::runtimeDTypeOf(Type type) {
+  if (type.isF32())
+    return TP_RT_F32;
+  if (type.isF64())
+    return TP_RT_F64;
+  if (type.isF16())
+    return TP_RT_F16;
+  if (type.isBF16())
+    return TP_RT_BF16;
+  if (isa<Float8E4M3FNType>(type))
+    return TP_RT_F8E4M3FN;
+  if (isa<Float8E5M2Type>(type))
+    return TP_RT_F8E5M2;
+  if (isa<Float8E8M0FNUType>(type))
+    return TP_RT_F8E8M0FNU;
+  if (isa<Float4E2M1FNType>(type))
+    return TP_RT_F4E2M1FN;
+  if (type.isInteger(1))
+    return TP_RT_I1;
+  if (type.isInteger(32))
+    return TP_RT_I32;
+  if (type.isInteger(64) || type.isIndex())
+    return TP_RT_I64;
+  return std::nullopt;
+}
+
+namespace {
+
+/// Where a dynamic result dim comes from: dim `dim` of operand `source`,
+/// times or divided by `factor`.
+struct DimRule {
+  Value source;
+  int64_t dim = 0;
+  enum Kind { Same, Times, Divide } kind = Same;
+  int64_t factor = 1;
+};
+
+/// One op's lowering: what it stages, how its result dims follow, and the
+/// entry it calls with which attributes.
+struct Lowering {
+  struct Staged {
+    int32_t role, index;
+    Value value;
+  };
+  SmallVector<Staged> operands;
+  std::function<DimRule(unsigned result, int64_t dim)> dimRule;
+  std::string entry;
+  /// Attribute operands after (ctx, site[, grid, axes]).
+  std::function<SmallVector<Value>(OpBuilder &, Location)> attributes;
+  bool hasGroup = false;
+
+  void stage(int32_t role, Value value, int32_t index = 0) {
+    if (value)
+      operands.push_back({role, index, value});
+  }
+};
+
+} // namespace
+
+static int32_t algorithmCode(std::optional<Algorithm> algorithm) {
+  return algorithm && *algorithm == Algorithm::Ring ? TP_RT_RING
+                                                    : TP_RT_PER_PEER;
+}
+
+/// The rule of a product's dim `d`: A's leading dims (times the group at the
+/// gathered dim `timesAt`, if any) and N from B.
+static DimRule productDim(Value a, Value b, bool transposeB, int64_t d,
+                          std::optional<int64_t> timesAt, int64_t groupSize) {
+  int64_t rank = cast<RankedTensorType>(a.getType()).getRank();
+  if (d == rank - 1)
+    return {b, transposeB ? 0 : 1};
+  if (timesAt && d == *timesAt)
+    return {a, d, DimRule::Times, groupSize};
+  return {a, d};
+}
+
+/// Fills `lowering` for `op`; fails with a diagnostic for what the runtime
+/// cannot run.
+static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](AllGatherOp o) {
+        lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
+        Value in = o.getInput();
+        int64_t dim = o.getDim();
+        lowering.dimRule = [=](unsigned, int64_t d) {
+          return d == dim ? DimRule{in, d, DimRule::Times, g} : DimRule{in, d};
+        };
+        lowering.entry = "tp_rt_all_gather";
+        lowering.hasGroup = true;
+        lowering.attributes = [=](OpBuilder &b, Location loc) {
+          return SmallVector<Value>{runtime::constantI64(b, loc, dim)};
+        };
+        return success();
+      })
+      .Case([&](ReduceScatterOp o) {
+        lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
+        Value in = o.getInput();
+        int64_t dim = o.getDim();
+        int64_t reduce = static_cast<int64_t>(o.getReduce());
+        lowering.dimRule = [=](unsigned, int64_t d) {
+          return d == dim ? DimRule{in, d, DimRule::Divide, g} : DimRule{in, d};
+        };
+        lowering.entry = "tp_rt_reduce_scatter";
+        lowering.hasGroup = true;
+        lowering.attributes = [=](OpBuilder &b, Location loc) {
+          return SmallVector<Value>{runtime::constantI64(b, loc, dim),
+                                    runtime::constantI32(b, loc, reduce)};
+        };
+        return success();
+      })
+      .Case([&](AllReduceOp o) {
+        lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
+        Value in = o.getInput();
+        int64_t reduce = static_cast<int64_t>(o.getReduce());
+        lowering.dimRule = [=](unsigned, int64_t d) { return DimRule{in, d}; };
+        lowering.entry = "tp_rt_all_reduce";
+        lowering.hasGroup = true;
+        lowering.attributes = [=](OpBuilder &b, Location loc) {
+          return SmallVector<Value>{runtime::constantI32(b, loc, reduce)};
+        };
+        return success();
+      })
+      .Case<MatmulOp, BatchMatmulOp>([&](Operation *) {
+        Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+        bool transposeB = op->hasAttr("transpose_b");
+        lowering.stage(TP_RT_ROLE_INPUT, lhs);
+        lowering.stage(TP_RT_ROLE_WEIGHT, rhs);
+        lowering.dimRule = [=](unsigned, int64_t d) {
+          return productDim(lhs, rhs, transposeB, d, std::nullopt, 1);
+        };
+        // A batched B [batch, K, N] has its N one dim further.
+        if (auto rhsType = cast<RankedTensorType>(rhs.getType());
+            rhsType.getRank() == 3)
+          lowering.dimRule = [=](unsigned, int64_t d) {
+            if (d == 2)
+              return DimRule{rhs, transposeB ? 1 : 2};
+            return DimRule{lhs, d};
+          };
+        lowering.entry = "tp_rt_matmul";
+        lowering.attributes = [=](OpBuilder &b, Location loc) {
+          return SmallVector<Value>{runtime::constantI32(b, loc, transposeB)};
+        };
+        return success();
+      })
+      .Case([&](QuantizeOp o) {
+        Value in = o.getInput();
+        lowering.stage(TP_RT_ROLE_INPUT, in);
+        ScalingMode mode = o.getMode();
+        int64_t rank = o.getInput().getType().getRank();
+        lowering.dimRule = [=](unsigned result, int64_t d) {
+          if (result == 1 && d == rank - 1 && mode == ScalingMode::MXFP8)
+            return DimRule{in, d, DimRule::Divide, 32};
+          if (result == 1 && d == rank - 1 && mode == ScalingMode::NVFP4)
+            return DimRule{in, d, DimRule::Divide, 16};
+          return DimRule{in, d};
+        };
+        lowering.entry = "tp_rt_quantize";
+        lowering.attributes = [=](OpBuilder &b, Location loc) {
+          return SmallVector<Value>{
+              runtime::constantI32(b, loc, static_cast<int64_t>(mode))};
+        };
+        return success();
+      })
+      .Case([&](DequantizeOp o) {
+        Value in = o.getInput();
+        lowering.stage(TP_RT_ROLE_INPUT, in);
+        lowering.stage(TP_RT_ROLE_INPUT_SCALE, o.getScale());
+        lowering.stage(TP_RT_ROLE_INPUT_GLOBAL, o.getGlobalScale());
+        int64_t mode = static_cast<int64_t>(o.getMode());
+        lowering.dimRule = [=](unsigned, int64_t d) { return DimRule{in, d}; };
+        lowering.entry = "tp_rt_dequantize";
+        lowering.attributes = [=](OpBuilder &b, Location loc) {
+          return SmallVector<Value>{runtime::constantI32(b, loc, mode)};
+        };
+        return success();
+      })
+      .Case([&](ScaledMatmulOp o) {
+        Value a = o.getA(), bv = o.getB();
+        lowering.stage(TP_RT_ROLE_INPUT, a);
+        lowering.stage(TP_RT_ROLE_INPUT_SCALE, o.getAScale());
+        lowering.stage(TP_RT_ROLE_INPUT_GLOBAL, o.getAGlobalScale());
+        lowering.stage(TP_RT_ROLE_WEIGHT, bv);
+        lowering.stage(TP_RT_ROLE_WEIGHT_SCALE, o.getBScale());
+        lowering.stage(TP_RT_ROLE_WEIGHT_GLOBAL, o.getBGlobalScale());
+        lowering.stage(TP_RT_ROLE_BIAS, o.getBias());
+        int64_t mode = static_cast<int64_t>(o.getMode());
+        lowering.dimRule = [=](unsigned, int64_t d) {
+          return productDim(a, bv, true, d, std::nullopt, 1);
+        };
+        lowering.entry = "tp_rt_scaled_matmul";
+        lowering.attributes = [=](OpBuilder &b, Location loc) {
+          return SmallVector<Value>{runtime::constantI32(b, loc, mode)};
+        };
+        return success();
+      })
+      .Case([&](AllGatherMatmulOp o) {
+        Value a = o.getA();
+        lowering.stage(TP_RT_ROLE_INPUT, a);
+        SmallVector<Value> bs(o.getBs());
+        for (auto [i, b] : llvm::enumerate(bs)) {
+          lowering.stage(TP_RT_ROLE_WEIGHT, b, i);
+          lowering.stage(TP_RT_ROLE_BIAS, o.getBiasOf(i), i);
+        }
+        int64_t dim = o.getDim();
+        bool transposeB = o.getTransposeB(), gathered = o.getReturnGathered();
+        lowering.dimRule = [=](unsigned result, int64_t d) {
+          if (gathered && result == 0)
+            return d == dim ? DimRule{a, d, DimRule::Times, g} : DimRule{a, d};
+          return productDim(a, bs[result - (gathered ? 1 : 0)], transposeB, d,
+                            dim, g);
+        };
+        lowering.entry = "tp_rt_all_gather_matmul";
+        lowering.hasGroup = true;
+        int32_t algorithm = algorithmCode(o.getAlgorithm());
+        int64_t chunks = o.getChunks().value_or(0);
+        lowering.attributes = [=](OpBuilder &b, Location loc) {
+          return SmallVector<Value>{runtime::constantI64(b, loc, dim),
+                                    runtime::constantI32(b, loc, -1),
+                                    runtime::constantI32(b, loc, transposeB),
+                                    runtime::constantI32(b, loc, gathered),
+                                    runtime::constantI32(b, loc, algorithm),
+                                    runtime::constantI64(b, loc, chunks)};
+        };
+        return success();
+      })
+      .Case([&](AllGatherScaledMatmulOp o) {
+        Value a = o.getA(), aScale = o.getAScale();
+        lowering.stage(TP_RT_ROLE_INPUT, a);
+        lowering.stage(TP_RT_ROLE_INPUT_SCALE, aScale);
+        lowering.stage(TP_RT_ROLE_INPUT_GLOBAL, o.getAGlobalScale());
+        SmallVector<Value> bs(o.getBs());
+        for (auto [i, b] : llvm::enumerate(bs)) {
+          lowering.stage(TP_RT_ROLE_WEIGHT, b, i);
+          lowering.stage(TP_RT_ROLE_WEIGHT_SCALE, o.getBScales()[i], i);
+          lowering.stage(TP_RT_ROLE_WEIGHT_GLOBAL, o.getBGlobalScaleOf(i), i);
+          lowering.stage(TP_RT_ROLE_BIAS, o.getBiasOf(i), i);
+        }
+        int64_t dim = o.getDim();
+        bool gathered = o.getReturnGathered();
+        int64_t mode = static_cast<int64_t>(o.getMode());
+        lowering.dimRule = [=](unsigned result, int64_t d) {
+          if (gathered && result < 2) {
+            Value source = result == 0 ? a : aScale;
+            return d == dim ? DimRule{source, d, DimRule::Times, g}
+                            : DimRule{source, d};
+          }
+          return productDim(a, bs[result - (gathered ? 2 : 0)], true, d, dim,
+                            g);
+        };
+        lowering.entry = "tp_rt_all_gather_matmul";
+        lowering.hasGroup = true;
+        int32_t algorithm = algorithmCode(o.getAlgorithm());
+        int64_t chunks = o.getChunks().value_or(0);
+        lowering.attributes = [=](OpBuilder &b, Location loc) {
+          return SmallVector<Value>{runtime::constantI64(b, loc, dim),
+                                    runtime::constantI32(b, loc, mode),
+                                    runtime::constantI32(b, loc, 1),
+                                    runtime::constantI32(b, loc, gathered),
+                                    runtime::constantI32(b, loc, algorithm),
+                                    runtime::constantI64(b, loc, chunks)};
+        };
+        return success();
+      })
+      .Case<MatmulReduceScatterOp, ScaledMatmulReduceScatterOp>(
+          [&](Operation *) {
+            auto plain = dyn_cast<MatmulReduceScatterOp>(op);
+            auto scaled = dyn_cast<ScaledMatmulReduceScatterOp>(op);
+            Value a = plain ? plain.getA() : scaled.getA();
+            Value bv = plain ? plain.getB() : scaled.getB();
+            lowering.stage(TP_RT_ROLE_INPUT, a);
+            lowering.stage(TP_RT_ROLE_WEIGHT, bv);
+            lowering.stage(TP_RT_ROLE_BIAS,
+                           plain ? plain.getBias() : scaled.getBias());
+            int64_t mode = -1;
+            bool transposeB = true;
+            if (plain) {
+              lowering.stage(TP_RT_ROLE_ADDEND, plain.getAddend());
+              transposeB = plain.getTransposeB();
+            } else {
+              lowering.stage(TP_RT_ROLE_INPUT_SCALE, scaled.getAScale());
+              lowering.stage(TP_RT_ROLE_INPUT_GLOBAL, scaled.getAGlobalScale());
+              lowering.stage(TP_RT_ROLE_WEIGHT_SCALE, scaled.getBScale());
+              lowering.stage(TP_RT_ROLE_WEIGHT_GLOBAL,
+                             scaled.getBGlobalScale());
+              mode = static_cast<int64_t>(scaled.getMode());
+            }
+            int64_t dim = plain ? plain.getDim() : scaled.getDim();
+            int64_t reduce = static_cast<int64_t>(plain ? plain.getReduce()
+                                                        : scaled.getReduce());
+            bool unreduced = plain ? plain.getReturnUnreduced()
+                                   : scaled.getReturnUnreduced();
+            auto algorithm = plain ? plain.getAlgorithm()
+                                   : scaled.getAlgorithm();
+            int64_t chunks =
+                (plain ? plain.getChunks() : scaled.getChunks()).value_or(0);
+            lowering.dimRule = [=](unsigned result, int64_t d) {
+              DimRule rule =
+                  productDim(a, bv, transposeB, d, std::nullopt, 1);
+              bool isReduced = result == (unreduced ? 1u : 0u);
+              if (isReduced && d == dim) {
+                rule.kind = DimRule::Divide;
+                rule.factor = g;
+              }
+              return rule;
+            };
+            lowering.entry = "tp_rt_matmul_reduce_scatter";
+            lowering.hasGroup = true;
+            int32_t algorithmValue = algorithmCode(algorithm);
+            lowering.attributes = [=](OpBuilder &b, Location loc) {
+              return SmallVector<Value>{
+                  runtime::constantI64(b, loc, dim),
+                  runtime::constantI32(b, loc, reduce),
+                  runtime::constantI32(b, loc, mode),
+                  runtime::constantI32(b, loc, transposeB),
+                  runtime::constantI32(b, loc, unreduced),
+                  runtime::constantI32(b, loc, algorithmValue),
+                  runtime::constantI64(b, loc, chunks)};
+            };
+            return success();
+          })
+      .Default([&](Operation *) {
+        return op->emitError("has no runtime lowering; run tp-lower-linear "
+                             "and tp-to-runtime first");
+      });
+}
+
+/// The size of dim `d` of `buffer` as an index value.
+static Value dimOf(OpBuilder &b, Location loc, Value buffer, int64_t d) {
+  return memref::DimOp::create(b, loc, buffer, d);
+}
+
+static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
+                                        const BufferizationOptions &options,
+                                        BufferizationState &state) {
+  Location loc = op->getLoc();
+  Value ctx = runtime::rankContextOf(op);
+  if (!ctx)
+    return failure();
+  int64_t groupSize = 1;
+  Value grid, axes;
+  if (auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid")) {
+    SymbolTableCollection table;
+    auto axesAttr = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes");
+    FailureOr<GroupInfo> group =
+        resolveGroup(op, gridRef, axesAttr.asArrayRef(), table);
+    if (failed(group))
+      return failure();
+    if (!group->isStatic() ||
+        llvm::any_of(group->grid.getShape(), ShapedType::isDynamic))
+      return op->emitError("grid @")
+             << gridRef.getValue()
+             << " has a dynamic size; compiled programs need static grids";
+    groupSize = group->size;
+    grid = runtime::integerBuffer(rewriter, loc, op, group->grid.getShape());
+    SmallVector<int64_t> axisValues(axesAttr.asArrayRef().begin(),
+                                    axesAttr.asArrayRef().end());
+    axes = runtime::integerBuffer(rewriter, loc, op, axisValues);
+  }
+  Lowering lowering;
+  if (failed(describe(op, groupSize, lowering)))
+    return failure();
+
+  auto stage = [&](int32_t role, int32_t index, Value buffer,
+                   Type elementType) -> LogicalResult {
+    std::optional<int32_t> dtype = runtimeDTypeOf(elementType);
+    if (!dtype)
+      return op->emitError("has an element type the runtime does not have: ")
+             << elementType;
+    auto unranked = UnrankedMemRefType::get(elementType, 0);
+    Value cast = memref::CastOp::create(rewriter, loc, unranked, buffer);
+    std::string entry;
+    llvm::raw_string_ostream os(entry);
+    os << "tp_rt_buffer_" << elementType;
+    runtime::call(rewriter, loc, op, entry, {},
+                  {ctx, runtime::constantI32(rewriter, loc, role),
+                   runtime::constantI32(rewriter, loc, index), cast});
+    return success();
+  };
+
+  DenseMap<Value, Value> buffers;
+  for (const Lowering::Staged &s : lowering.operands) {
+    FailureOr<Value> buffer = getBuffer(rewriter, s.value, options, state);
+    if (failed(buffer))
+      return failure();
+    buffers[s.value] = *buffer;
+    if (failed(stage(s.role, s.index, *buffer,
+                     getElementTypeOrSelf(s.value.getType()))))
+      return failure();
+  }
+
+  SmallVector<Value> results;
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      DimRule rule = lowering.dimRule(i, d);
+      Value size = dimOf(rewriter, loc, buffers.lookup(rule.source), rule.dim);
+      if (rule.kind != DimRule::Same) {
+        Value factor = arith::ConstantIndexOp::create(rewriter, loc, rule.factor);
+        size = rule.kind == DimRule::Times
+                   ? arith::MulIOp::create(rewriter, loc, size, factor)
+                         .getResult()
+                   : arith::DivUIOp::create(rewriter, loc, size, factor)
+                         .getResult();
+      }
+      dynamicSizes.push_back(size);
+    }
+    auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+    FailureOr<Value> alloc =
+        options.createAlloc(rewriter, loc, memrefType, dynamicSizes);
+    if (failed(alloc))
+      return failure();
+    if (failed(stage(TP_RT_ROLE_RESULT, i, *alloc, type.getElementType())))
+      return failure();
+    results.push_back(*alloc);
+  }
+
+  SmallVector<Value> operands = {ctx, runtime::siteBuffer(rewriter, op)};
+  if (lowering.hasGroup)
+    operands.append({grid, axes});
+  operands.append(lowering.attributes(rewriter, loc));
+  runtime::call(rewriter, loc, op, lowering.entry, {}, operands);
+  replaceOpWithBufferizedValues(rewriter, op, results);
+  return success();
+}
+
+namespace {
+/// A tp op reads its operands and writes new buffers: no aliasing, no
+/// in-place writes.
+template <typename OpTy>
+struct RuntimeCallModel
+    : public BufferizableOpInterface::ExternalModel<RuntimeCallModel<OpTy>,
+                                                    OpTy> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    return lowerToRuntimeCall(op, rewriter, options, state);
+  }
+};
+
+template <typename... OpTys>
+void attachModels(MLIRContext *context) {
+  (OpTys::template attachInterface<RuntimeCallModel<OpTys>>(*context), ...);
+}
+} // namespace
+
+void tp::registerRuntimeCallBufferization(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, TPDialect *) {
+    attachModels<AllGatherOp, ReduceScatterOp, AllReduceOp, MatmulOp,
+                 BatchMatmulOp, QuantizeOp, DequantizeOp, ScaledMatmulOp,
+                 AllGatherMatmulOp, AllGatherScaledMatmulOp,
+                 MatmulReduceScatterOp, ScaledMatmulReduceScatterOp>(context);
+  });
+}

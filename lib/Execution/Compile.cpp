@@ -1,0 +1,279 @@
+//===- Compile.cpp - lower a per-rank program and JIT it ------------------===//
+//
+// The entry gets a wrapper whose arguments and results are all unranked
+// (scalars as rank-0 tensors), so one calling convention serves every
+// signature: the driver passes (context, rank and descriptor per argument)
+// and reads back a {rank, descriptor} pair per result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+#include "tp/Conversion/TPToRuntime/TPToRuntime.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Pipelines/LowerToLLVM.h"
+#include "tp/Runtime/ABI.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <chrono>
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::tp;
+
+const char *const exec::kWrapperName = "__tp_entry";
+
+/// `entry` and every function it calls, directly or not.
+static SmallVector<func::FuncOp> reachableFrom(func::FuncOp entry) {
+  auto module = entry->getParentOfType<ModuleOp>();
+  SmallVector<func::FuncOp> found = {entry};
+  for (size_t i = 0; i < found.size(); ++i)
+    found[i].walk([&](func::CallOp call) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (callee && !llvm::is_contained(found, callee))
+        found.push_back(callee);
+    });
+  return found;
+}
+
+/// Every grid a tp op of `entry` (or its callees) names must be static and
+/// span the run's ranks: checked before compiling, with the op's location.
+static rt::Status checkGrids(func::FuncOp entry, int ranks) {
+  rt::Status status = rt::Status::ok();
+  for (func::FuncOp func : reachableFrom(entry))
+    if (status.isOk())
+      func.walk([&](Operation *op) {
+        if (isa<shard::ShardDialect>(op->getDialect()) &&
+            !isa<shard::GridOp>(op)) {
+          status = rt::Status::error(
+              mlir::tp::siteOf(op) +
+              ": tp-import does not raise this op, and compiled programs "
+              "cannot run shard ops");
+          return WalkResult::interrupt();
+        }
+        auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+        if (!gridRef || !isa<TPDialect>(op->getDialect()))
+          return WalkResult::advance();
+        auto grid =
+            SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridRef);
+        std::string site = mlir::tp::siteOf(op);
+        if (!grid) {
+          status = rt::Status::error(site + ": unknown grid @" +
+                                     gridRef.getValue().str());
+          return WalkResult::interrupt();
+        }
+        // Extents below 1 or a product past the run cannot span it.
+        int64_t total = 1;
+        bool fits = true;
+        for (int64_t d : grid.getShape()) {
+          if (ShapedType::isDynamic(d)) {
+            status = rt::Status::error(
+                site + ": grid @" + gridRef.getValue().str() +
+                " has a dynamic size; tp-run needs static grids");
+            return WalkResult::interrupt();
+          }
+          fits = fits && d >= 1 && total <= ranks;
+          if (fits)
+            total *= d;
+        }
+        if (!fits || total != ranks) {
+          std::string grid = "grid @" + gridRef.getValue().str();
+          status = rt::Status::error(
+              site + ": " + grid +
+              (fits ? " has " + std::to_string(total) + " ranks"
+                    : " does not span the run") +
+              " but the run has " + std::to_string(ranks) + " (set --ranks)");
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+  return status;
+}
+
+/// tensor<*xT> for a tensor of T or a scalar T.
+static Type unrankedOf(Type type) {
+  return UnrankedTensorType::get(getElementTypeOrSelf(type));
+}
+
+/// Adds `__tp_entry`: unranked arguments cast to `entry`'s types (checked at
+/// run time with the runtime checks on), results cast back to unranked.
+static void addWrapper(func::FuncOp entry) {
+  OpBuilder b(entry->getContext());
+  b.setInsertionPointAfter(entry);
+  Location loc = entry.getLoc();
+  FunctionType type = entry.getFunctionType();
+  SmallVector<Type> inputs, results;
+  for (Type t : type.getInputs())
+    inputs.push_back(unrankedOf(t));
+  for (Type t : type.getResults())
+    results.push_back(unrankedOf(t));
+  auto wrapper = func::FuncOp::create(b, loc, exec::kWrapperName,
+                                      b.getFunctionType(inputs, results));
+  // The caller's inputs are read, never written in place.
+  for (unsigned i = 0; i < inputs.size(); ++i)
+    wrapper.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
+  Block *body = wrapper.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  SmallVector<Value> args;
+  for (auto [arg, t] : llvm::zip_equal(body->getArguments(), type.getInputs())) {
+    if (auto tensorType = dyn_cast<RankedTensorType>(t)) {
+      args.push_back(tensor::CastOp::create(b, loc, tensorType, arg));
+      continue;
+    }
+    Value scalar = tensor::CastOp::create(b, loc, RankedTensorType::get({}, t),
+                                          arg);
+    args.push_back(tensor::ExtractOp::create(b, loc, scalar, ValueRange{}));
+  }
+  auto call = func::CallOp::create(b, loc, entry, args);
+  SmallVector<Value> returned;
+  for (auto [result, t] : llvm::zip_equal(call.getResults(), results)) {
+    Value value = result;
+    if (!isa<RankedTensorType>(value.getType()))
+      value = tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({}, value.getType()), value);
+    returned.push_back(tensor::CastOp::create(b, loc, t, value));
+  }
+  func::ReturnOp::create(b, loc, returned);
+}
+
+static void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+/// The runtime entry points compiled code calls, bound by name: tp-run links
+/// the runtime statically, so the JIT cannot find them as exported symbols.
+static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
+  llvm::orc::SymbolMap symbols;
+  auto bind = [&](const char *name, auto *function) {
+    symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                             llvm::JITSymbolFlags::Exported};
+  };
+#define TP_RT_BIND_BUFFER(NAME, DTYPE)                                         \
+  bind("_mlir_ciface_tp_rt_buffer_" #NAME, &_mlir_ciface_tp_rt_buffer_##NAME);
+  TP_RT_BUFFER_TYPES(TP_RT_BIND_BUFFER)
+#undef TP_RT_BIND_BUFFER
+  bind("_mlir_ciface_tp_rt_all_gather", &_mlir_ciface_tp_rt_all_gather);
+  bind("_mlir_ciface_tp_rt_reduce_scatter", &_mlir_ciface_tp_rt_reduce_scatter);
+  bind("_mlir_ciface_tp_rt_all_reduce", &_mlir_ciface_tp_rt_all_reduce);
+  bind("_mlir_ciface_tp_rt_group_rank", &_mlir_ciface_tp_rt_group_rank);
+  bind("_mlir_ciface_tp_rt_matmul", &_mlir_ciface_tp_rt_matmul);
+  bind("_mlir_ciface_tp_rt_scaled_matmul", &_mlir_ciface_tp_rt_scaled_matmul);
+  bind("_mlir_ciface_tp_rt_quantize", &_mlir_ciface_tp_rt_quantize);
+  bind("_mlir_ciface_tp_rt_dequantize", &_mlir_ciface_tp_rt_dequantize);
+  bind("_mlir_ciface_tp_rt_all_gather_matmul",
+       &_mlir_ciface_tp_rt_all_gather_matmul);
+  bind("_mlir_ciface_tp_rt_matmul_reduce_scatter",
+       &_mlir_ciface_tp_rt_matmul_reduce_scatter);
+  // memref.copy of strided buffers lowers to this libmlir_c_runner_utils
+  // entry; the runtime has its own, so no MLIR library is loaded.
+  bind("memrefCopy", &tp_rt_memref_copy);
+  return symbols;
+}
+
+rt::Status CompiledProgram::compile(func::FuncOp entry,
+                                    const ExecutionOptions &options,
+                                    std::unique_ptr<CompiledProgram> &program) {
+  auto start = std::chrono::steady_clock::now();
+  auto original = entry->getParentOfType<ModuleOp>();
+  TP_RETURN_IF_ERROR(checkGrids(entry, options.ranks));
+  for (Type t : entry.getFunctionType().getInputs())
+    if (!toDType(t) || (isa<TensorType>(t) && !isa<RankedTensorType>(t)))
+      return rt::Status::error("@" + entry.getName().str() +
+                               " takes a value of type " + exec::typeText(t) +
+                               ", which tp-run cannot feed");
+  for (Type t : entry.getFunctionType().getResults())
+    if (!toDType(t) || (isa<TensorType>(t) && !isa<RankedTensorType>(t)))
+      return rt::Status::error("@" + entry.getName().str() +
+                               " returns a value of type " + exec::typeText(t) +
+                               ", which tp-run cannot read");
+
+  auto impl = std::make_unique<Impl>();
+  impl->entryName = entry.getName().str();
+  for (Type t : entry.getFunctionType().getInputs())
+    impl->argTypes.push_back(*toDType(t));
+  for (Type t : entry.getFunctionType().getResults())
+    impl->resultTypes.push_back(*toDType(t));
+  OwningOpRef<ModuleOp> module = original.clone();
+  MLIRContext *context = module->getContext();
+  if (module->lookupSymbol(exec::kWrapperName))
+    return rt::Status::error("the program defines @" +
+                             std::string(exec::kWrapperName) +
+                             ", a name tp-run reserves");
+  // Only what the entry reaches is compiled: other functions of the file may
+  // be meant for other runs (other rank counts, other entries).
+  auto copiedEntry = module->lookupSymbol<func::FuncOp>(entry.getName());
+  SmallVector<func::FuncOp> reachable = reachableFrom(copiedEntry);
+  for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (!func.isDeclaration() && !llvm::is_contained(reachable, func))
+      func.erase();
+  addWrapper(copiedEntry);
+
+  // Diagnostics of the lowering become the error.
+  std::string diagnostics;
+  {
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+      if (diag.getSeverity() != DiagnosticSeverity::Error)
+        return success();
+      llvm::raw_string_ostream os(diagnostics);
+      os << (diagnostics.empty() ? "" : "\n");
+      if (auto fileLoc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+        os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
+           << ":" << fileLoc.getColumn();
+      else
+        os << diag.getLocation();
+      os << ": " << diag;
+      return success();
+    });
+    PassManager pm(context);
+    LowerToLLVMOptions lowering;
+    lowering.runtimeChecks = options.runtimeChecks;
+    buildLowerToLLVMPipeline(pm, lowering);
+    if (failed(pm.run(*module)))
+      return rt::Status::error("cannot compile @" + entry.getName().str() +
+                               (diagnostics.empty() ? "" : ": " + diagnostics));
+  }
+
+  initializeNativeTarget();
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  context->appendDialectRegistry(registry);
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(*module, engineOptions);
+  if (!engine)
+    return rt::Status::error("cannot JIT @" + entry.getName().str() + ": " +
+                             llvm::toString(engine.takeError()));
+  impl->engine = std::move(*engine);
+  impl->engine->registerSymbols(runtimeSymbols);
+  impl->engine->initialize();
+  auto function = impl->engine->lookupPacked(exec::kWrapperName);
+  if (!function)
+    return rt::Status::error("cannot find the compiled @" +
+                             entry.getName().str() + ": " +
+                             llvm::toString(function.takeError()));
+  impl->function = *function;
+  program.reset(new CompiledProgram(std::move(impl)));
+  program->compileMillis = std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+  return rt::Status::ok();
+}
+
+CompiledProgram::CompiledProgram(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+CompiledProgram::~CompiledProgram() = default;

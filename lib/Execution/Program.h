@@ -1,0 +1,30 @@
+//===- Program.h - what a compiled program holds ----------------*- C++ -*-===//
+
+#ifndef TP_LIB_EXECUTION_PROGRAM_H
+#define TP_LIB_EXECUTION_PROGRAM_H
+
+#include "tp/Execution/Execution.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+
+namespace mlir::tp {
+
+struct CompiledProgram::Impl {
+  std::unique_ptr<ExecutionEngine> engine;
+  /// The packed wrapper of exec::kWrapperName.
+  void (*function)(void **) = nullptr;
+  std::string entryName;
+  /// Element types of the entry's arguments and results.
+  std::vector<rt::DType> argTypes, resultTypes;
+};
+
+namespace exec {
+/// The all-unranked wrapper the driver calls.
+extern const char *const kWrapperName;
+/// How MLIR prints `type`.
+std::string typeText(Type type);
+} // namespace exec
+
+} // namespace mlir::tp
+
+#endif // TP_LIB_EXECUTION_PROGRAM_H

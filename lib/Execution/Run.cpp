@@ -1,0 +1,244 @@
+//===- Run.cpp - call compiled programs as ranks --------------------------===//
+
+#include "Program.h"
+#include "tp/Runtime/MemRefs.h"
+#include "tp/Runtime/RankContext.h"
+#ifdef TP_HAVE_CUDA
+#include "tp/Runtime/CudaBackend.h"
+#endif
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mlir::tp;
+
+//===----------------------------------------------------------------------===//
+// Compiled code that dies from a signal is reported with its rank and entry.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Which rank and entry the calling thread is running compiled code for.
+struct CompiledCodeScope {
+  static thread_local int rank;
+  static thread_local const char *entry;
+
+  CompiledCodeScope(int r, const char *e) {
+    rank = r;
+    entry = e;
+  }
+  ~CompiledCodeScope() { rank = -1; }
+};
+thread_local int CompiledCodeScope::rank = -1;
+thread_local const char *CompiledCodeScope::entry = nullptr;
+} // namespace
+
+static constexpr int kFatalSignals[] = {SIGFPE, SIGSEGV, SIGBUS, SIGILL,
+                                        SIGABRT};
+static struct sigaction previousActions[NSIG];
+
+static const char *describeSignal(int sig) {
+  switch (sig) {
+  case SIGFPE:
+    return "SIGFPE, an arithmetic fault (integer division by zero or "
+           "overflow)";
+  case SIGABRT:
+    return "SIGABRT: a runtime check failed (its report is above) or the "
+           "program aborted";
+  case SIGSEGV:
+    return "SIGSEGV, an invalid memory access (runtime checks find "
+           "out-of-bounds slices and bad casts)";
+  case SIGBUS:
+    return "SIGBUS, an invalid memory access";
+  default:
+    return "SIGILL, an illegal instruction";
+  }
+}
+
+static void onFatalSignal(int sig, siginfo_t *, void *) {
+  if (CompiledCodeScope::rank < 0) {
+    // Not compiled code: whoever handled it before (a sanitizer, the default).
+    sigaction(sig, &previousActions[sig], nullptr);
+    raise(sig);
+    return;
+  }
+  // Runtime checks report through stdio's stdout before they abort.
+  fflush(stdout);
+  char message[512];
+  int n = snprintf(message, sizeof(message),
+                   "%s: rank %d died in compiled code of @%s: %s\n",
+                   program_invocation_short_name, CompiledCodeScope::rank,
+                   CompiledCodeScope::entry ? CompiledCodeScope::entry : "?",
+                   describeSignal(sig));
+  if (n > 0)
+    (void)!write(STDERR_FILENO, message, std::min<size_t>(n, sizeof(message)));
+  _exit(1);
+}
+
+static void installCrashReporter() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action;
+    std::memset(&action, 0, sizeof(action));
+    action.sa_sigaction = onFatalSignal;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    for (int sig : kFatalSignals)
+      sigaction(sig, &action, &previousActions[sig]);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// One rank's call.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A row-major descriptor of a tensor's storage, as compiled code reads it.
+struct ArgumentDescriptor {
+  std::vector<int64_t> words;
+  TPRtUnrankedMemRef memref;
+
+  explicit ArgumentDescriptor(const rt::Tensor &tensor) {
+    auto *data = const_cast<void *>(tensor.data());
+    words.resize(3 + 2 * tensor.rank());
+    std::memcpy(&words[0], &data, sizeof(data));
+    std::memcpy(&words[1], &data, sizeof(data));
+    words[2] = 0;
+    std::vector<int64_t> strides = tensor.strides();
+    for (int64_t d = 0; d < tensor.rank(); ++d) {
+      words[3 + d] = tensor.dim(d);
+      words[3 + tensor.rank() + d] = strides[d];
+    }
+    memref = {tensor.rank(), words.data()};
+  }
+};
+} // namespace
+
+/// Frees what compiled code returned: the descriptors (unranked results are
+/// copied to the heap) and the buffers, which the caller owns. Constants
+/// (memref.get_global) carry the 0xdeadbeef marker as their allocation.
+static void releaseResults(std::vector<TPRtUnrankedMemRef> &results) {
+  std::vector<void *> freed;
+  for (TPRtUnrankedMemRef &result : results) {
+    auto *desc = static_cast<TPRtMemRefDescriptor *>(result.descriptor);
+    if (!desc)
+      continue;
+    void *allocated = desc->allocated;
+    if (allocated && allocated != reinterpret_cast<void *>(0xdeadbeef) &&
+        !llvm::is_contained(freed, allocated)) {
+      freed.push_back(allocated);
+      std::free(allocated);
+    }
+    std::free(desc);
+    result.descriptor = nullptr;
+  }
+}
+
+rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
+                                int rank, RankValues &values) const {
+  if (values.args.size() != impl->argTypes.size())
+    return rt::Status::error("rank " + std::to_string(rank) + " has " +
+                             std::to_string(values.args.size()) +
+                             " inputs; @" + impl->entryName + " takes " +
+                             std::to_string(impl->argTypes.size()));
+  for (auto [i, arg] : llvm::enumerate(values.args))
+    if (arg.dtype() != impl->argTypes[i])
+      return rt::Status::error(
+          "input " + std::to_string(i) + " of rank " + std::to_string(rank) +
+          " is " + arg.typeString() + " but @" + impl->entryName + " takes " +
+          std::string(rt::name(impl->argTypes[i])) + " elements");
+  installCrashReporter();
+  TPRtContext context(backend, world, rank);
+  TPRtContext *contextPointer = &context;
+  std::vector<ArgumentDescriptor> descriptors;
+  descriptors.reserve(values.args.size());
+  for (const rt::Tensor &arg : values.args)
+    descriptors.emplace_back(arg);
+  std::vector<void *> packed = {&contextPointer};
+  for (ArgumentDescriptor &d : descriptors) {
+    packed.push_back(&d.memref.rank);
+    packed.push_back(&d.memref.descriptor);
+  }
+  std::vector<TPRtUnrankedMemRef> results(impl->resultTypes.size(),
+                                          TPRtUnrankedMemRef{0, nullptr});
+  if (!results.empty())
+    packed.push_back(results.data());
+  {
+    CompiledCodeScope scope(rank, impl->entryName.c_str());
+    context.startGlue();
+    impl->function(packed.data());
+    context.traceGlue("return");
+  }
+  values.results.clear();
+  if (context.error.isOk())
+    for (auto [result, dtype] : llvm::zip_equal(results, impl->resultTypes))
+      values.results.push_back(rt::abi::toTensor(result, dtype));
+  releaseResults(results);
+  return context.error;
+}
+
+//===----------------------------------------------------------------------===//
+// Ranks as threads, or one rank of a multi-process run.
+//===----------------------------------------------------------------------===//
+
+static rt::Status createBackend(const std::string &name, rt::World &world,
+                                int rank, std::unique_ptr<rt::Backend> &out) {
+  if (name == "cpu") {
+    out = rt::createCpuBackend(world, rank);
+    return rt::Status::ok();
+  }
+#ifdef TP_HAVE_CUDA
+  if (name == "cuda")
+    return rt::createCudaBackend(world, rank, out);
+#endif
+  return rt::Status::error("unknown backend '" + name + "'");
+}
+
+rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
+                                 const ExecutionOptions &options,
+                                 std::vector<RankValues> &perRank) {
+  if (static_cast<int>(perRank.size()) != options.ranks)
+    return rt::Status::error("inputs for " + std::to_string(perRank.size()) +
+                             " ranks, but the run has " +
+                             std::to_string(options.ranks));
+  std::unique_ptr<CompiledProgram> program;
+  TP_RETURN_IF_ERROR(CompiledProgram::compile(entry, options, program));
+  rt::World world(options.ranks, options.timeout, options.trace);
+  rt::configureCpuThreads(options.ranks);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < options.ranks; ++r)
+    threads.emplace_back([&, r] {
+      std::unique_ptr<rt::Backend> backend;
+      rt::Status status = createBackend(options.backend, world, r, backend);
+      if (status.isOk())
+        status = program->run(*backend, world, r, perRank[r]);
+      if (!status.isOk())
+        world.fail(r, status.message());
+    });
+  for (std::thread &t : threads)
+    t.join();
+  if (world.failed())
+    return rt::Status::error("rank " + std::to_string(world.firstFailedRank()) +
+                             " failed first: " + world.firstFailure());
+  return rt::Status::ok();
+}
+
+rt::Status mlir::tp::executeOneRank(func::FuncOp entry,
+                                    const ExecutionOptions &options, int rank,
+                                    rt::Backend &backend, RankValues &values) {
+  if (rank < 0 || rank >= options.ranks)
+    return rt::Status::error("rank " + std::to_string(rank) + " of a run of " +
+                             std::to_string(options.ranks));
+  std::unique_ptr<CompiledProgram> program;
+  TP_RETURN_IF_ERROR(CompiledProgram::compile(entry, options, program));
+  // The world only counts ranks and records the trace here: peers are other
+  // processes, reached by `backend` itself.
+  rt::World world(options.ranks, options.timeout, options.trace);
+  rt::configureCpuThreads(1);
+  return program->run(backend, world, rank, values);
+}

@@ -1,0 +1,412 @@
+//===- ABI.cpp - the C entry points compiled tp programs call -------------===//
+//
+// Each entry takes the buffers staged since the previous op, turns them into
+// runtime tensors, calls the rank's Backend and writes the results into the
+// staged result buffers. Nothing here unwinds: errors poison the context.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/MemRefs.h"
+#include "tp/Runtime/RankContext.h"
+#include "tp/Runtime/Trace.h"
+
+#include <map>
+#include <optional>
+
+using namespace tp::rt;
+
+void TPRtContext::fail(const std::string &message) {
+  if (error.isOk())
+    error = Status::error(message);
+  world.fail(rank, message);
+}
+
+void TPRtContext::startGlue() {
+  if (TraceRecorder *trace = world.trace())
+    glueStartUs = trace->nowUs();
+}
+
+void TPRtContext::traceGlue(const std::string &until) {
+  TraceRecorder *trace = world.trace();
+  if (!trace)
+    return;
+  double now = trace->nowUs();
+  if (now > glueStartUs)
+    trace->record(rank, Stream::Host, "compiled code before " + until, "glue",
+                  glueStartUs, now);
+}
+
+namespace {
+/// The op being run: its site and the buffers staged for it, as tensors.
+class Call {
+public:
+  Call(TPRtContext *ctx, TPRtUnrankedMemRef *siteText)
+      : site(abi::textOf(siteText)), ctx(*ctx) {
+    staged.swap(ctx->staged);
+    if (live())
+      ctx->traceGlue(site);
+  }
+  ~Call() { ctx.startGlue(); }
+
+  /// False once this rank has failed: the op does nothing.
+  bool live() const { return ctx.error.isOk(); }
+
+  /// The staged operand of `role` (number `index`), or null.
+  const Tensor *operand(int32_t role, int32_t index = 0) {
+    auto key = std::make_pair(role, index);
+    auto it = tensors.find(key);
+    if (it != tensors.end())
+      return &it->second;
+    for (const TPRtContext::Staged &s : staged)
+      if (s.role == role && s.index == index)
+        return &tensors.emplace(key, abi::toTensor(s.buffer, s.dtype))
+                    .first->second;
+    return nullptr;
+  }
+  /// How many operands of `role` were staged.
+  int count(int32_t role) const {
+    int n = 0;
+    for (const TPRtContext::Staged &s : staged)
+      n += s.role == role;
+    return n;
+  }
+  /// The element type of result `index`.
+  DType resultType(int32_t index) const {
+    for (const TPRtContext::Staged &s : staged)
+      if (s.role == TP_RT_ROLE_RESULT && s.index == index)
+        return s.dtype;
+    return DType::F32;
+  }
+
+  /// Checks `status`; then writes `values` into the staged result buffers.
+  void finish(const Status &status, const std::vector<Tensor> &values) {
+    if (!status.isOk())
+      return ctx.fail(status.message());
+    if (static_cast<int>(values.size()) != count(TP_RT_ROLE_RESULT))
+      return ctx.fail(site + ": the runtime made " +
+                      std::to_string(values.size()) +
+                      " results but the program expects " +
+                      std::to_string(count(TP_RT_ROLE_RESULT)));
+    for (const TPRtContext::Staged &s : staged) {
+      if (s.role != TP_RT_ROLE_RESULT)
+        continue;
+      Status written = abi::fromTensor(values[s.index], s.buffer, s.dtype,
+                                       site + ": result " +
+                                           std::to_string(s.index));
+      if (!written.isOk())
+        return ctx.fail(written.message());
+    }
+  }
+  void finish(const Status &status, const Tensor &value) {
+    finish(status, std::vector<Tensor>{value});
+  }
+  void fail(const std::string &message) { ctx.fail(site + ": " + message); }
+
+  /// The group of a collective: the grid's shape and the group's axes.
+  std::optional<Group> group(TPRtUnrankedMemRef *grid,
+                             TPRtUnrankedMemRef *axesBuffer) {
+    std::vector<int64_t> shape = abi::integersOf(grid);
+    std::vector<int64_t> axes = abi::integersOf(axesBuffer);
+    std::vector<int64_t> key = shape;
+    key.push_back(-1);
+    key.insert(key.end(), axes.begin(), axes.end());
+    auto it = ctx.groups.find(key);
+    if (it != ctx.groups.end())
+      return it->second;
+    int64_t total = 1;
+    for (int64_t d : shape) {
+      if (d < 1 || total > ctx.world.numRanks()) {
+        fail("the grid does not fit the run's " +
+             std::to_string(ctx.world.numRanks()) + " ranks");
+        return std::nullopt;
+      }
+      total *= d;
+    }
+    if (total != ctx.world.numRanks()) {
+      fail("the grid has " + std::to_string(total) + " ranks but the run has " +
+           std::to_string(ctx.world.numRanks()));
+      return std::nullopt;
+    }
+    std::vector<int> axisList;
+    for (int64_t a : axes) {
+      if (a < 0 || a >= static_cast<int64_t>(shape.size())) {
+        fail("grid axis " + std::to_string(a) + " is not an axis of the grid");
+        return std::nullopt;
+      }
+      axisList.push_back(static_cast<int>(a));
+    }
+    Group result = makeGroup(shape, axisList, ctx.rank);
+    ctx.groups[key] = result;
+    return result;
+  }
+
+  Backend &backend() { return ctx.backend; }
+
+  const std::string site;
+
+private:
+  TPRtContext &ctx;
+  std::vector<TPRtContext::Staged> staged;
+  std::map<std::pair<int32_t, int32_t>, Tensor> tensors;
+};
+} // namespace
+
+static Reduction toReduction(int32_t kind) {
+  switch (kind) {
+  case TP_RT_AVG:
+    return Reduction::Avg;
+  case TP_RT_MAX:
+    return Reduction::Max;
+  case TP_RT_MIN:
+    return Reduction::Min;
+  default:
+    return Reduction::Sum;
+  }
+}
+
+static std::optional<Scaling> toScaling(int32_t mode) {
+  switch (mode) {
+  case TP_RT_PER_TENSOR:
+    return Scaling::PerTensor;
+  case TP_RT_ROW_WISE:
+    return Scaling::RowWise;
+  case TP_RT_MXFP8:
+    return Scaling::MXFP8;
+  case TP_RT_NVFP4:
+    return Scaling::NVFP4;
+  default:
+    return std::nullopt;
+  }
+}
+
+static Schedule toSchedule(int32_t algorithm, int64_t chunks) {
+  Schedule schedule;
+  schedule.algorithm = algorithm == TP_RT_RING ? Schedule::Algorithm::Ring
+                                               : Schedule::Algorithm::PerPeer;
+  if (chunks > 0)
+    schedule.chunks = static_cast<int>(chunks);
+  return schedule;
+}
+
+/// Why `bias` does not cover the product's `n` columns, or "" (dynamic
+/// shapes pass the verifier).
+static std::string biasMismatch(const Tensor *bias, int64_t n) {
+  if (!bias || bias->numElements() == n)
+    return "";
+  return "bias " + bias->typeString() + " does not have the product's " +
+         std::to_string(n) + " columns";
+}
+
+extern "C" {
+
+#define TP_RT_DEFINE_BUFFER(NAME, DTYPE)                                       \
+  void _mlir_ciface_tp_rt_buffer_##NAME(TPRtContext *ctx, int32_t role,        \
+                                        int32_t index,                         \
+                                        TPRtUnrankedMemRef *buffer) {          \
+    ctx->staged.push_back({role, index, *buffer, static_cast<DType>(DTYPE)});  \
+  }
+TP_RT_BUFFER_TYPES(TP_RT_DEFINE_BUFFER)
+#undef TP_RT_DEFINE_BUFFER
+
+void _mlir_ciface_tp_rt_all_gather(TPRtContext *ctx, TPRtUnrankedMemRef *site,
+                                   TPRtUnrankedMemRef *grid,
+                                   TPRtUnrankedMemRef *axes, int64_t dim) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  std::optional<Group> group = call.group(grid, axes);
+  if (!group)
+    return;
+  Tensor result;
+  Status status = call.backend().allGather(
+      *group, *call.operand(TP_RT_ROLE_INPUT), dim, call.site, result);
+  call.finish(status, result);
+}
+
+void _mlir_ciface_tp_rt_reduce_scatter(TPRtContext *ctx,
+                                       TPRtUnrankedMemRef *site,
+                                       TPRtUnrankedMemRef *grid,
+                                       TPRtUnrankedMemRef *axes, int64_t dim,
+                                       int32_t reduction) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  std::optional<Group> group = call.group(grid, axes);
+  if (!group)
+    return;
+  Tensor result;
+  Status status = call.backend().reduceScatter(
+      *group, *call.operand(TP_RT_ROLE_INPUT), dim, toReduction(reduction),
+      call.site, result);
+  call.finish(status, result);
+}
+
+void _mlir_ciface_tp_rt_all_reduce(TPRtContext *ctx, TPRtUnrankedMemRef *site,
+                                   TPRtUnrankedMemRef *grid,
+                                   TPRtUnrankedMemRef *axes,
+                                   int32_t reduction) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  std::optional<Group> group = call.group(grid, axes);
+  if (!group)
+    return;
+  Tensor result;
+  Status status =
+      call.backend().allReduce(*group, *call.operand(TP_RT_ROLE_INPUT),
+                               toReduction(reduction), call.site, result);
+  call.finish(status, result);
+}
+
+int64_t _mlir_ciface_tp_rt_group_rank(TPRtContext *ctx,
+                                      TPRtUnrankedMemRef *site,
+                                      TPRtUnrankedMemRef *grid,
+                                      TPRtUnrankedMemRef *axes) {
+  Call call(ctx, site);
+  if (!call.live())
+    return 0;
+  std::optional<Group> group = call.group(grid, axes);
+  return group ? group->index : 0;
+}
+
+void _mlir_ciface_tp_rt_matmul(TPRtContext *ctx, TPRtUnrankedMemRef *site,
+                               int32_t transposeB) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  Tensor result;
+  Status status = call.backend().matmul(
+      *call.operand(TP_RT_ROLE_INPUT), *call.operand(TP_RT_ROLE_WEIGHT),
+      transposeB != 0, call.site, result);
+  call.finish(status, result);
+}
+
+/// Operand `index` of `role` with its scales, as the backend takes it.
+static Operand scaledOperand(Call &call, bool input, int32_t index,
+                             std::optional<Scaling> scaling) {
+  Operand op = Operand::plain(
+      call.operand(input ? TP_RT_ROLE_INPUT : TP_RT_ROLE_WEIGHT, index));
+  op.scale = call.operand(
+      input ? TP_RT_ROLE_INPUT_SCALE : TP_RT_ROLE_WEIGHT_SCALE, index);
+  op.globalScale = call.operand(
+      input ? TP_RT_ROLE_INPUT_GLOBAL : TP_RT_ROLE_WEIGHT_GLOBAL, index);
+  op.scaling = scaling;
+  return op;
+}
+
+void _mlir_ciface_tp_rt_scaled_matmul(TPRtContext *ctx,
+                                      TPRtUnrankedMemRef *site,
+                                      int32_t scaling) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  std::optional<Scaling> mode = toScaling(scaling);
+  Tensor result;
+  Status status = call.backend().scaledMatmul(
+      scaledOperand(call, true, 0, mode), scaledOperand(call, false, 0, mode),
+      call.operand(TP_RT_ROLE_BIAS), call.resultType(0), call.site, result);
+  call.finish(status, result);
+}
+
+void _mlir_ciface_tp_rt_quantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
+                                 int32_t scaling) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  Quantized q;
+  std::string error;
+  if (!quantize(*call.operand(TP_RT_ROLE_INPUT), *toScaling(scaling),
+                call.resultType(0), q, error))
+    return call.fail(error);
+  std::vector<Tensor> results = {q.data, q.scale};
+  if (call.count(TP_RT_ROLE_RESULT) == 3)
+    results.push_back(q.globalScale);
+  call.finish(Status::ok(), results);
+}
+
+void _mlir_ciface_tp_rt_dequantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
+                                   int32_t scaling) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  Tensor result;
+  std::string error;
+  if (!dequantize(*call.operand(TP_RT_ROLE_INPUT),
+                  *call.operand(TP_RT_ROLE_INPUT_SCALE),
+                  call.operand(TP_RT_ROLE_INPUT_GLOBAL), *toScaling(scaling),
+                  call.resultType(0), result, error))
+    return call.fail(error);
+  call.finish(Status::ok(), result);
+}
+
+void _mlir_ciface_tp_rt_all_gather_matmul(
+    TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
+    TPRtUnrankedMemRef *axes, int64_t dim, int32_t scaling, int32_t transposeB,
+    int32_t returnGathered, int32_t algorithm, int64_t chunks) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  std::optional<Group> group = call.group(grid, axes);
+  if (!group)
+    return;
+  std::optional<Scaling> mode = toScaling(scaling);
+  AllGatherMatmulArgs args;
+  args.a = scaledOperand(call, true, 0, mode);
+  int weights = call.count(TP_RT_ROLE_WEIGHT);
+  // Results: the gathered A (and its scale when scaled), then the products.
+  int firstProduct = returnGathered ? (mode ? 2 : 1) : 0;
+  for (int i = 0; i < weights; ++i) {
+    args.bs.push_back(scaledOperand(call, false, i, mode));
+    args.biases.push_back(call.operand(TP_RT_ROLE_BIAS, i));
+    args.outTypes.push_back(call.resultType(firstProduct + i));
+    const Tensor &w = *args.bs.back().data;
+    int64_t n = w.rank() < 2 ? 0 : w.dim(transposeB ? 0 : 1);
+    std::string mismatch = biasMismatch(args.biases.back(), n);
+    if (!mismatch.empty())
+      return call.fail(mismatch);
+  }
+  args.dim = dim;
+  args.transposeB = transposeB != 0;
+  args.returnGathered = returnGathered != 0;
+  args.schedule = toSchedule(algorithm, chunks);
+  args.site = call.site;
+  std::vector<Tensor> results;
+  Status status = call.backend().allGatherMatmul(*group, args, results);
+  call.finish(status, results);
+}
+
+void _mlir_ciface_tp_rt_matmul_reduce_scatter(
+    TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
+    TPRtUnrankedMemRef *axes, int64_t dim, int32_t reduction, int32_t scaling,
+    int32_t transposeB, int32_t returnUnreduced, int32_t algorithm,
+    int64_t chunks) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  std::optional<Group> group = call.group(grid, axes);
+  if (!group)
+    return;
+  std::optional<Scaling> mode = toScaling(scaling);
+  MatmulReduceScatterArgs args;
+  args.a = scaledOperand(call, true, 0, mode);
+  args.b = scaledOperand(call, false, 0, mode);
+  args.bias = call.operand(TP_RT_ROLE_BIAS);
+  args.addend = call.operand(TP_RT_ROLE_ADDEND);
+  args.outType = call.resultType(returnUnreduced ? 1 : 0);
+  const Tensor &w = *args.b.data;
+  int64_t n = w.rank() < 2 ? 0 : w.dim(transposeB ? 0 : 1);
+  std::string mismatch = biasMismatch(args.bias, n);
+  if (!mismatch.empty())
+    return call.fail(mismatch);
+  args.dim = dim;
+  args.reduction = toReduction(reduction);
+  args.transposeB = transposeB != 0;
+  args.returnUnreduced = returnUnreduced != 0;
+  args.schedule = toSchedule(algorithm, chunks);
+  args.site = call.site;
+  std::vector<Tensor> results;
+  Status status = call.backend().matmulReduceScatter(*group, args, results);
+  call.finish(status, results);
+}
+
+} // extern "C"

@@ -13,12 +13,13 @@
 #include "tp/Pipelines/LowerToLLVM.h"
 #include "tp/Runtime/ABI.h"
 
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -97,50 +98,84 @@ static rt::Status checkGrids(func::FuncOp entry, int ranks) {
   return status;
 }
 
-/// tensor<*xT> for a tensor of T or a scalar T.
+/// memref<*xT> for a memref of T or a scalar T.
 static Type unrankedOf(Type type) {
-  return UnrankedTensorType::get(getElementTypeOrSelf(type));
+  if (auto memref = dyn_cast<MemRefType>(type))
+    return UnrankedMemRefType::get(memref.getElementType(), 0);
+  return UnrankedMemRefType::get(type, 0);
 }
 
-/// Adds `__tp_entry`: unranked arguments cast to `entry`'s types (checked at
-/// run time with the runtime checks on), results cast back to unranked.
+/// Adds `__tp_entry` next to the bufferized `entry`: (context, unranked
+/// buffers) -> unranked buffers, scalars as rank-0 buffers. Arguments are
+/// the caller's buffers, cast without a copy (the driver checks their shapes;
+/// the entry never writes them), results are the entry's own.
 static void addWrapper(func::FuncOp entry) {
   OpBuilder b(entry->getContext());
   b.setInsertionPointAfter(entry);
   Location loc = entry.getLoc();
   FunctionType type = entry.getFunctionType();
-  SmallVector<Type> inputs, results;
-  for (Type t : type.getInputs())
+  // Argument 0 is the rank context.
+  SmallVector<Type> inputs = {type.getInput(0)}, results;
+  for (Type t : type.getInputs().drop_front())
     inputs.push_back(unrankedOf(t));
   for (Type t : type.getResults())
     results.push_back(unrankedOf(t));
   auto wrapper = func::FuncOp::create(b, loc, exec::kWrapperName,
                                       b.getFunctionType(inputs, results));
-  // The caller's inputs are read, never written in place.
-  for (unsigned i = 0; i < inputs.size(); ++i)
-    wrapper.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
   Block *body = wrapper.addEntryBlock();
   b.setInsertionPointToStart(body);
-  SmallVector<Value> args;
-  for (auto [arg, t] : llvm::zip_equal(body->getArguments(), type.getInputs())) {
-    if (auto tensorType = dyn_cast<RankedTensorType>(t)) {
-      args.push_back(tensor::CastOp::create(b, loc, tensorType, arg));
+  SmallVector<Value> args = {body->getArgument(0)};
+  for (auto [arg, t] : llvm::zip_equal(body->getArguments().drop_front(),
+                                       type.getInputs().drop_front())) {
+    if (isa<MemRefType>(t)) {
+      args.push_back(memref::CastOp::create(b, loc, t, arg));
       continue;
     }
-    Value scalar = tensor::CastOp::create(b, loc, RankedTensorType::get({}, t),
-                                          arg);
-    args.push_back(tensor::ExtractOp::create(b, loc, scalar, ValueRange{}));
+    Value scalar =
+        memref::CastOp::create(b, loc, MemRefType::get({}, t), arg);
+    args.push_back(memref::LoadOp::create(b, loc, scalar, ValueRange{}));
   }
   auto call = func::CallOp::create(b, loc, entry, args);
   SmallVector<Value> returned;
   for (auto [result, t] : llvm::zip_equal(call.getResults(), results)) {
     Value value = result;
-    if (!isa<RankedTensorType>(value.getType()))
-      value = tensor::FromElementsOp::create(
-          b, loc, RankedTensorType::get({}, value.getType()), value);
-    returned.push_back(tensor::CastOp::create(b, loc, t, value));
+    if (!isa<MemRefType>(value.getType())) {
+      Value buffer = memref::AllocOp::create(
+          b, loc, MemRefType::get({}, value.getType()));
+      memref::StoreOp::create(b, loc, value, buffer, ValueRange{});
+      value = buffer;
+    }
+    returned.push_back(memref::CastOp::create(b, loc, t, value));
   }
   func::ReturnOp::create(b, loc, returned);
+}
+
+/// Runs `build`'s passes on `module`; the errors they report become the
+/// returned message.
+static rt::Status runPasses(ModuleOp module,
+                            llvm::function_ref<void(OpPassManager &)> build,
+                            const std::string &what) {
+  MLIRContext *context = module->getContext();
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    llvm::raw_string_ostream os(diagnostics);
+    os << (diagnostics.empty() ? "" : "\n");
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
+         << ":" << fileLoc.getColumn();
+    else
+      os << diag.getLocation();
+    os << ": " << diag;
+    return success();
+  });
+  PassManager pm(context);
+  build(pm);
+  if (failed(pm.run(module)))
+    return rt::Status::error(what +
+                             (diagnostics.empty() ? "" : ": " + diagnostics));
+  return rt::Status::ok();
 }
 
 static void initializeNativeTarget() {
@@ -200,8 +235,13 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
 
   auto impl = std::make_unique<Impl>();
   impl->entryName = entry.getName().str();
-  for (Type t : entry.getFunctionType().getInputs())
+  for (Type t : entry.getFunctionType().getInputs()) {
     impl->argTypes.push_back(*toDType(t));
+    std::vector<int64_t> shape;
+    if (auto tensor = dyn_cast<RankedTensorType>(t))
+      shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    impl->argShapes.push_back(shape);
+  }
   for (Type t : entry.getFunctionType().getResults())
     impl->resultTypes.push_back(*toDType(t));
   OwningOpRef<ModuleOp> module = original.clone();
@@ -217,44 +257,46 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
   for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
     if (!func.isDeclaration() && !llvm::is_contained(reachable, func))
       func.erase();
-  addWrapper(copiedEntry);
+  // The caller's inputs are read, never written in place.
+  for (unsigned i = 0; i < copiedEntry.getNumArguments(); ++i)
+    if (isa<TensorType>(copiedEntry.getArgumentTypes()[i]))
+      copiedEntry.setArgAttr(i, "bufferization.writable",
+                             BoolAttr::get(context, false));
 
-  // Diagnostics of the lowering become the error.
-  std::string diagnostics;
-  {
-    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
-      if (diag.getSeverity() != DiagnosticSeverity::Error)
-        return success();
-      llvm::raw_string_ostream os(diagnostics);
-      os << (diagnostics.empty() ? "" : "\n");
-      if (auto fileLoc = dyn_cast<FileLineColLoc>(diag.getLocation()))
-        os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
-           << ":" << fileLoc.getColumn();
-      else
-        os << diag.getLocation();
-      os << ": " << diag;
-      return success();
-    });
-    PassManager pm(context);
-    LowerToLLVMOptions lowering;
-    lowering.runtimeChecks = options.runtimeChecks;
-    buildLowerToLLVMPipeline(pm, lowering);
-    if (failed(pm.run(*module)))
-      return rt::Status::error("cannot compile @" + entry.getName().str() +
-                               (diagnostics.empty() ? "" : ": " + diagnostics));
-  }
+  std::string what = "cannot compile @" + entry.getName().str();
+  LowerToLLVMOptions lowering;
+  lowering.runtimeChecks = options.runtimeChecks;
+  TP_RETURN_IF_ERROR(runPasses(
+      *module,
+      [&](OpPassManager &pm) { buildBufferizePipeline(pm, lowering); }, what));
+  addWrapper(copiedEntry);
+  TP_RETURN_IF_ERROR(runPasses(
+      *module, [&](OpPassManager &pm) { buildBuffersToLLVMPipeline(pm); },
+      what));
 
   initializeNativeTarget();
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   context->appendDialectRegistry(registry);
+  // The host's own CPU and features: without them LLVM neither vectorizes
+  // the glue's loops nor emits FMA instructions.
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return rt::Status::error("cannot describe this host to LLVM: " +
+                             llvm::toString(machineBuilder.takeError()));
+  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine)
+    return rt::Status::error("cannot target this host: " +
+                             llvm::toString(targetMachine.takeError()));
   auto transformer = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
+                                               targetMachine->get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(*module, engineOptions);
+  auto engine = ExecutionEngine::create(*module, engineOptions,
+                                        std::move(*targetMachine));
   if (!engine)
     return rt::Status::error("cannot JIT @" + entry.getName().str() + ": " +
                              llvm::toString(engine.takeError()));

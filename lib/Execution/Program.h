@@ -16,6 +16,9 @@ struct CompiledProgram::Impl {
   std::string entryName;
   /// Element types of the entry's arguments and results.
   std::vector<rt::DType> argTypes, resultTypes;
+  /// The arguments' shapes, ShapedType::kDynamic where dynamic (compiled
+  /// code trusts them: the driver checks every input).
+  std::vector<std::vector<int64_t>> argShapes;
 };
 
 namespace exec {

@@ -146,12 +146,23 @@ rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
                              std::to_string(values.args.size()) +
                              " inputs; @" + impl->entryName + " takes " +
                              std::to_string(impl->argTypes.size()));
-  for (auto [i, arg] : llvm::enumerate(values.args))
-    if (arg.dtype() != impl->argTypes[i])
-      return rt::Status::error(
-          "input " + std::to_string(i) + " of rank " + std::to_string(rank) +
-          " is " + arg.typeString() + " but @" + impl->entryName + " takes " +
-          std::string(rt::name(impl->argTypes[i])) + " elements");
+  for (auto [i, arg] : llvm::enumerate(values.args)) {
+    const std::vector<int64_t> &shape = impl->argShapes[i];
+    bool fits = arg.dtype() == impl->argTypes[i] &&
+                arg.rank() == static_cast<int64_t>(shape.size());
+    for (size_t d = 0; fits && d < shape.size(); ++d)
+      fits = ShapedType::isDynamic(shape[d]) || shape[d] == arg.dim(d);
+    if (!fits) {
+      std::string expected = "tensor<";
+      for (int64_t d : shape)
+        expected += (ShapedType::isDynamic(d) ? "?" : std::to_string(d)) + "x";
+      expected += std::string(rt::name(impl->argTypes[i])) + ">";
+      return rt::Status::error("input " + std::to_string(i) + " of rank " +
+                               std::to_string(rank) + " is " +
+                               arg.typeString() + " but @" + impl->entryName +
+                               " takes " + expected);
+    }
+  }
   installCrashReporter();
   TPRtContext context(backend, world, rank);
   TPRtContext *contextPointer = &context;

@@ -51,6 +51,12 @@ using namespace mlir;
 
 void tp::buildLowerToLLVMPipeline(OpPassManager &pm,
                                   const LowerToLLVMOptions &options) {
+  buildBufferizePipeline(pm, options);
+  buildBuffersToLLVMPipeline(pm);
+}
+
+void tp::buildBufferizePipeline(OpPassManager &pm,
+                                const LowerToLLVMOptions &options) {
   // tp ops: layers lowered, rank context threaded through.
   pm.addPass(createTPLowerLinear());
   pm.addPass(createTPToRuntime());
@@ -71,7 +77,9 @@ void tp::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+}
 
+void tp::buildBuffersToLLVMPipeline(OpPassManager &pm) {
   // Loops, then straight-line math and f32 arithmetic for types the host has
   // no instructions for.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

@@ -27,9 +27,18 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::init(true)};
 };
 
-/// Appends the lowering to `pm` (a module pass manager).
+/// Appends the lowering to `pm` (a module pass manager): the two halves
+/// below, one after the other.
 void buildLowerToLLVMPipeline(OpPassManager &pm,
                               const LowerToLLVMOptions &options);
+
+/// The first half: tp ops become runtime calls, everything is bufferized and
+/// deallocated (functions then take and return memrefs).
+void buildBufferizePipeline(OpPassManager &pm,
+                            const LowerToLLVMOptions &options);
+
+/// The second half: buffers, loops and math down to the LLVM dialect.
+void buildBuffersToLLVMPipeline(OpPassManager &pm);
 
 /// Registers `tp-lower-to-llvm` with the global pass registry.
 void registerLowerToLLVMPipeline();

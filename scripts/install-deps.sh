@@ -8,6 +8,7 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libopenblas-dev libgtest-dev
   libopenmpi-dev openmpi-bin
+  python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do

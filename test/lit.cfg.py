@@ -57,3 +57,14 @@ if config.tp_have_mpi and mpirun:
     for name in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]:
         config.environment[name] = "1"
     config.substitutions.append(("%mpirun", mpirun + " --oversubscribe -n"))
+
+# A Python with numpy (Debian's python3-numpy, which scripts/install-deps.sh
+# installs), for the tests that check compiled code against numpy.
+import subprocess
+import sys
+for candidate in [sys.executable, "/usr/bin/python3", shutil.which("python3")]:
+    if candidate and subprocess.run([candidate, "-c", "import numpy"],
+                                    capture_output=True).returncode == 0:
+        config.available_features.add("numpy")
+        config.substitutions.append(("%numpy-python", candidate))
+        break

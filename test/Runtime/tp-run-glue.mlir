@@ -1,6 +1,6 @@
-// The interpreter's arithmetic on known values (no inputs): arith and math on
-// scalars and tensors, element-wise linalg.generic (GELU, SiLU, broadcast),
-// linalg.fill, reshapes, slices, scf.if, scf.for, func.call.
+// Compiled glue on known values (no inputs): arith and math on scalars and
+// tensors, element-wise linalg.generic (GELU, SiLU, broadcast), linalg.fill,
+// reshapes, slices, scf.if, scf.for, func.call.
 // RUN: tp-run %s --entry constants | FileCheck %s --check-prefix=CONST
 // RUN: tp-run %s --entry activations | FileCheck %s --check-prefix=ACT
 // RUN: tp-run %s --entry control_flow --ranks 4 | FileCheck %s --check-prefix=FLOW

@@ -60,13 +60,14 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
   // tp ops: layers lowered, rank context threaded through.
   pm.addPass(createTPLowerLinear());
   pm.addPass(createTPToRuntime());
+  // Checks on the program as written, before folding merges its ops.
+  if (options.runtimeChecks)
+    pm.addPass(createGenerateRuntimeVerificationPass());
   // Glue on tensors: element-wise ops as linalg, producers fused into their
   // consumers so intermediates need no buffers.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
-  if (options.runtimeChecks)
-    pm.addPass(createGenerateRuntimeVerificationPass());
 
   // Buffers: tp ops become runtime calls here; identity layouts at function
   // boundaries give embedders plain row-major descriptors.

@@ -1,11 +1,11 @@
 // The bundled upstream examples, partitioned by upstream MLIR itself, then
 // imported and fused by the one-flag pipeline.
 //
-// RUN: mlir-opt %shared/examples/upstream/seqpar_mlp.mlir --pass-pipeline='builtin.module(func.func(shard-partition,canonicalize,cse))' \
+// RUN: mlir-opt %S/Inputs/seqpar_mlp.mlir --pass-pipeline='builtin.module(func.func(shard-partition,canonicalize,cse))' \
 // RUN:   | tp-opt --tp-async-tp-pipeline=emit-remarks | FileCheck %s --check-prefix=SEQPAR
-// RUN: mlir-opt %shared/examples/upstream/colwise_qkv.mlir --pass-pipeline='builtin.module(func.func(shard-partition,canonicalize,cse))' \
+// RUN: mlir-opt %S/Inputs/colwise_qkv.mlir --pass-pipeline='builtin.module(func.func(shard-partition,canonicalize,cse))' \
 // RUN:   | tp-opt --tp-async-tp-pipeline=emit-remarks | FileCheck %s --check-prefix=QKV
-// RUN: mlir-opt %shared/examples/upstream/rowwise_allreduce.mlir --pass-pipeline='builtin.module(func.func(shard-partition,canonicalize,cse))' \
+// RUN: mlir-opt %S/Inputs/rowwise_allreduce.mlir --pass-pipeline='builtin.module(func.func(shard-partition,canonicalize,cse))' \
 // RUN:   | tp-opt --tp-async-tp-pipeline=emit-remarks | FileCheck %s --check-prefix=ROW
 
 // The sequence-parallel MLP. The all-gather and the reduce-scatter (upstream's

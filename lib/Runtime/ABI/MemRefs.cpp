@@ -2,6 +2,7 @@
 
 #include "tp/Runtime/MemRefs.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace tp::rt;
@@ -128,7 +129,13 @@ extern "C" void tp_rt_memref_copy(int64_t elementSize,
   View from = viewOf(*source, size);
   View to = viewOf(*target, size);
   // memref.copy has equal shapes on both sides: walk rows of both at once.
+  // Without runtime checks a program may claim otherwise; the common part is
+  // copied then, never past either buffer.
   int64_t rank = static_cast<int64_t>(from.sizes.size());
+  if (rank != static_cast<int64_t>(to.sizes.size()))
+    return;
+  for (int64_t d = 0; d < rank; ++d)
+    from.sizes[d] = std::min(from.sizes[d], to.sizes[d]);
   int64_t total = 1;
   for (int64_t s : from.sizes)
     total *= s;

@@ -32,6 +32,7 @@ tools = [
     "count",
     "split-file",
     ToolSubst("mlir-opt", command=os.path.join(config.llvm_tools_dir, "mlir-opt")),
+    ToolSubst("mlir-translate", command=os.path.join(config.llvm_tools_dir, "mlir-translate")),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -8,6 +8,7 @@
 
 #include "tp/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -18,6 +19,8 @@ int main(int argc, char **argv) {
   mlir::tp::registerTPPassesAndPipelines();
   mlir::registerInlinerPass();
   mlir::registerSymbolDCEPass();
+  // To test tp's bufferization models on their own.
+  mlir::bufferization::registerOneShotBufferizePass();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tp: async tensor parallelism optimizer driver\n", registry));
 }

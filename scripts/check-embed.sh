@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the build into a prefix, builds examples/embed against the installed
-# package with find_package, runs it and checks that it printed fused ops.
+# package with find_package, runs it and checks that it printed fused ops;
+# then builds examples/aot (a program compiled ahead of time with the
+# installed tp-opt, linked with the installed runtime) and runs it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -14,3 +16,9 @@ echo "$out"
 grep -q "tp.all_gather_matmul" <<<"$out"
 grep -q "tp.matmul_reduce_scatter" <<<"$out"
 echo "check-embed: the installed package builds an embedder that fuses"
+
+cmake -G Ninja -S "$root/examples/aot" -B "$build/aot" \
+  -DCMAKE_PREFIX_PATH="$prefix;/usr/lib/llvm-22" -DCMAKE_BUILD_TYPE=Release > /dev/null
+ninja -C "$build/aot" > /dev/null
+"$build/aot/tp-aot"
+echo "check-embed: the installed package compiles a program ahead of time that runs on 2 ranks"

@@ -154,6 +154,18 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
     int32_t transposeB, int32_t returnUnreduced, int32_t algorithm,
     int64_t chunks);
 
+/* Driving compiled code without MLIR (ahead-of-time programs): a run of N
+ * ranks as threads of this process on the CPU backend, and each rank's
+ * context to pass compiled functions first. */
+typedef struct TPRtRun TPRtRun;
+/// A run of `ranks` ranks whose collectives give up after `timeoutMs`.
+TPRtRun *tpRtRunCreate(int32_t ranks, int64_t timeoutMs);
+/// Rank `rank`'s context; owned by the run.
+TPRtContext *tpRtRunContext(TPRtRun *run, int32_t rank);
+/// Null while the rank has no error, else its message (owned by the context).
+const char *tpRtContextError(TPRtContext *ctx);
+void tpRtRunDestroy(TPRtRun *run);
+
 /// The strided copy upstream's memref lowering calls for memref.copy
 /// (the same contract as libmlir_c_runner_utils' `memrefCopy`).
 void tp_rt_memref_copy(int64_t elementSize, TPRtUnrankedMemRef *source,

@@ -96,6 +96,11 @@ struct TPToRuntimePass : tp::impl::TPToRuntimeBase<TPToRuntimePass> {
         defined.push_back(func);
     // Calls between defined functions pass the caller's context along.
     for (func::FuncOp func : defined) {
+      // C callers (embedders' drivers) get _mlir_ciface_ wrappers taking
+      // descriptors by pointer.
+      if (func.isPublic())
+        func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                      UnitAttr::get(func.getContext()));
       bool hadContext = func.getNumArguments() > 0 &&
                         func.getArgAttr(0, kRankContextAttrName);
       addRankContext(func);

@@ -18,5 +18,5 @@ echo "== $example, fused by tp-opt"
 trace=$build/$(basename "$example" .mlir).trace.json
 echo "== executed on $ranks ranks: fused (traced) vs unfused"
 "$build/bin/tp-run" "$example" --ranks "$ranks" \
-  --pipeline tp-async-tp-pipeline --compare-pipeline '' --trace "$trace"
+  --pipeline tp-lower-linear,cse,tp-async-tp --compare-pipeline '' --trace "$trace"
 echo "== open $trace in Perfetto to see communication and GEMM pieces overlap"

@@ -3,6 +3,7 @@
 #include "Program.h"
 #include "tp/Runtime/MemRefs.h"
 #include "tp/Runtime/RankContext.h"
+#include "tp/Runtime/Trace.h"
 #ifdef TP_HAVE_CUDA
 #include "tp/Runtime/CudaBackend.h"
 #endif
@@ -197,6 +198,20 @@ rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
 // Ranks as threads, or one rank of a multi-process run.
 //===----------------------------------------------------------------------===//
 
+/// Compiles `entry`, traced as a slice of `rank`'s host track.
+static rt::Status compileTraced(func::FuncOp entry,
+                                const ExecutionOptions &options, int rank,
+                                std::unique_ptr<CompiledProgram> &program) {
+  double start = options.trace ? options.trace->nowUs() : 0;
+  TP_RETURN_IF_ERROR(CompiledProgram::compile(entry, options, program));
+  if (options.trace)
+    options.trace->record(rank, rt::Stream::Host,
+                          "compile @" + entry.getName().str() +
+                              " (lower, JIT)",
+                          "compile", start, options.trace->nowUs());
+  return rt::Status::ok();
+}
+
 static rt::Status createBackend(const std::string &name, rt::World &world,
                                 int rank, std::unique_ptr<rt::Backend> &out) {
   if (name == "cpu") {
@@ -218,7 +233,7 @@ rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
                              " ranks, but the run has " +
                              std::to_string(options.ranks));
   std::unique_ptr<CompiledProgram> program;
-  TP_RETURN_IF_ERROR(CompiledProgram::compile(entry, options, program));
+  TP_RETURN_IF_ERROR(compileTraced(entry, options, 0, program));
   rt::World world(options.ranks, options.timeout, options.trace);
   rt::configureCpuThreads(options.ranks);
   std::vector<std::thread> threads;
@@ -246,7 +261,7 @@ rt::Status mlir::tp::executeOneRank(func::FuncOp entry,
     return rt::Status::error("rank " + std::to_string(rank) + " of a run of " +
                              std::to_string(options.ranks));
   std::unique_ptr<CompiledProgram> program;
-  TP_RETURN_IF_ERROR(CompiledProgram::compile(entry, options, program));
+  TP_RETURN_IF_ERROR(compileTraced(entry, options, rank, program));
   // The world only counts ranks and records the trace here: peers are other
   // processes, reached by `backend` itself.
   rt::World world(options.ranks, options.timeout, options.trace);

@@ -141,9 +141,10 @@ struct TPFinalizeRuntimeLoweringPass
     for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
       if (SymbolTable::symbolKnownUseEmpty(grid, module))
         grid.erase();
+    // C-interface wrappers copy the marker, after their result pointer.
     for (auto func : module.getOps<LLVM::LLVMFuncOp>())
-      if (func.getNumArguments() > 0)
-        func.removeArgAttr(0, kRankContextAttrName);
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        func.removeArgAttr(i, kRankContextAttrName);
   }
 };
 } // namespace

@@ -70,7 +70,7 @@ static rt::Status checkGrids(func::FuncOp entry, int ranks) {
                                      gridRef.getValue().str());
           return WalkResult::interrupt();
         }
-        // Extents below 1 or a product past the run cannot span it.
+        // Extents below 1 or a product that overflows cannot span the run.
         int64_t total = 1;
         bool fits = true;
         for (int64_t d : grid.getShape()) {
@@ -80,9 +80,7 @@ static rt::Status checkGrids(func::FuncOp entry, int ranks) {
                 " has a dynamic size; tp-run needs static grids");
             return WalkResult::interrupt();
           }
-          fits = fits && d >= 1 && total <= ranks;
-          if (fits)
-            total *= d;
+          fits = fits && d >= 1 && !__builtin_mul_overflow(total, d, &total);
         }
         if (!fits || total != ranks) {
           std::string grid = "grid @" + gridRef.getValue().str();

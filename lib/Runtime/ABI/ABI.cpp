@@ -113,18 +113,16 @@ public:
     auto it = ctx.groups.find(key);
     if (it != ctx.groups.end())
       return it->second;
+    // Extents below 1 or a product that overflows cannot span the run.
     int64_t total = 1;
-    for (int64_t d : shape) {
-      if (d < 1 || total > ctx.world.numRanks()) {
-        fail("the grid does not fit the run's " +
-             std::to_string(ctx.world.numRanks()) + " ranks");
-        return std::nullopt;
-      }
-      total *= d;
-    }
-    if (total != ctx.world.numRanks()) {
-      fail("the grid has " + std::to_string(total) + " ranks but the run has " +
-           std::to_string(ctx.world.numRanks()));
+    bool counted = true;
+    for (int64_t d : shape)
+      counted = counted && d >= 1 && !__builtin_mul_overflow(total, d, &total);
+    if (!counted || total != ctx.world.numRanks()) {
+      fail("the grid " +
+           (counted ? "has " + std::to_string(total) + " ranks"
+                    : std::string("does not span the run")) +
+           " but the run has " + std::to_string(ctx.world.numRanks()));
       return std::nullopt;
     }
     std::vector<int> axisList;

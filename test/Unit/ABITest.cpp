@@ -1,0 +1,215 @@
+//===- ABITest.cpp - the C ABI compiled code calls ------------------------===//
+//
+// Calls the runtime's entries the way compiled code does (descriptors built
+// here), without MLIR:
+// - strided descriptors in and out of runtime tensors, and the strided copy;
+// - a staged matmul writes its result into the caller's strided buffer;
+// - a result buffer of the wrong shape, and a bias of the wrong length, fail
+//   the op with its site; a failed context ignores later calls;
+// - a two-rank all-gather through tpRtRun, the ahead-of-time driver API.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/ABI.h"
+#include "tp/Runtime/MemRefs.h"
+#include "tp/Runtime/RankContext.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace tp::rt;
+
+namespace {
+
+/// A memref descriptor over caller-owned floats, as compiled code passes it.
+struct Descriptor {
+  std::vector<int64_t> words;
+  TPRtUnrankedMemRef memref;
+
+  Descriptor(float *data, std::vector<int64_t> sizes,
+             std::vector<int64_t> strides, int64_t offset = 0) {
+    words.resize(3 + 2 * sizes.size());
+    std::memcpy(&words[0], &data, sizeof(data));
+    std::memcpy(&words[1], &data, sizeof(data));
+    words[2] = offset;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      words[3 + d] = sizes[d];
+      words[3 + sizes.size() + d] = strides[d];
+    }
+    memref = {static_cast<int64_t>(sizes.size()), words.data()};
+  }
+};
+
+/// An i8 or i64 constant buffer (site text, grid shape, axes).
+template <typename T> struct Constant {
+  std::vector<T> values;
+  std::vector<int64_t> words;
+  TPRtUnrankedMemRef memref;
+
+  explicit Constant(std::vector<T> v) : values(std::move(v)) {
+    T *data = values.data();
+    words = {0, 0, 0, static_cast<int64_t>(values.size()), 1};
+    std::memcpy(&words[0], &data, sizeof(data));
+    std::memcpy(&words[1], &data, sizeof(data));
+    memref = {1, words.data()};
+  }
+};
+
+Constant<char> site(const std::string &text) {
+  return Constant<char>(std::vector<char>(text.begin(), text.end()));
+}
+
+TEST(ABI, StridedDescriptorsBecomeContiguousTensorsAndBack) {
+  // A 2x3 view with row stride 4, offset 1, of a 3x4 buffer.
+  std::vector<float> storage = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  Descriptor view(storage.data(), {2, 3}, {4, 1}, 1);
+  Tensor t = tp::rt::abi::toTensor(view.memref, DType::F32);
+  ASSERT_EQ(t.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(t.get(0), 1);
+  EXPECT_EQ(t.get(2), 3);
+  EXPECT_EQ(t.get(3), 5);
+  EXPECT_EQ(t.get(5), 7);
+
+  // Written back through a transposed (column-major) view.
+  std::vector<float> out(6, -1);
+  Descriptor transposed(out.data(), {2, 3}, {1, 2});
+  ASSERT_TRUE(tp::rt::abi::fromTensor(t, transposed.memref, DType::F32, "r").isOk());
+  EXPECT_EQ(out, (std::vector<float>{1, 5, 2, 6, 3, 7}));
+
+  Status wrong = tp::rt::abi::fromTensor(t.reshaped({3, 2}), transposed.memref,
+                                 DType::F32, "result 0");
+  ASSERT_FALSE(wrong.isOk());
+  EXPECT_EQ(wrong.message(), "result 0 is tensor<3x2xf32> but the program "
+                             "expects tensor<2x3xf32>");
+}
+
+TEST(ABI, StridedCopyNeverPassesEitherBuffer) {
+  std::vector<float> source = {1, 2, 3, 4, 5, 6};
+  std::vector<float> target(6, 0);
+  Descriptor from(source.data(), {2, 3}, {3, 1});
+  Descriptor to(target.data(), {2, 3}, {1, 2});
+  tp_rt_memref_copy(sizeof(float), &from.memref, &to.memref);
+  EXPECT_EQ(target, (std::vector<float>{1, 4, 2, 5, 3, 6}));
+
+  // A program without runtime checks may claim a larger source: only the
+  // common part is copied.
+  std::vector<float> small(2, 0);
+  Descriptor wide(source.data(), {6}, {1});
+  Descriptor narrow(small.data(), {2}, {1});
+  tp_rt_memref_copy(sizeof(float), &wide.memref, &narrow.memref);
+  EXPECT_EQ(small, (std::vector<float>{1, 2}));
+}
+
+class ABIRank : public ::testing::Test {
+protected:
+  World world{1, std::chrono::milliseconds(5000)};
+  std::unique_ptr<Backend> backend = createCpuBackend(world, 0);
+  TPRtContext ctx{*backend, world, 0};
+};
+
+TEST_F(ABIRank, MatmulWritesIntoTheCallersStridedBuffer) {
+  std::vector<float> a = {1, 2, 3, 4}, b = {5, 6, 7, 8};
+  std::vector<float> out(8, 0); // a 2x2 result in the first 2 columns of 2x4
+  Descriptor da(a.data(), {2, 2}, {2, 1}), db(b.data(), {2, 2}, {2, 1});
+  Descriptor dout(out.data(), {2, 2}, {4, 1});
+  auto text = site("'tp.matmul' at t.mlir:1:1");
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
+  _mlir_ciface_tp_rt_matmul(&ctx, &text.memref, /*transposeB=*/0);
+  ASSERT_TRUE(ctx.error.isOk()) << ctx.error.message();
+  EXPECT_EQ(out, (std::vector<float>{19, 22, 0, 0, 43, 50, 0, 0}));
+  EXPECT_TRUE(ctx.staged.empty());
+}
+
+TEST_F(ABIRank, AWrongResultBufferFailsTheOpAndLaterCallsAreIgnored) {
+  std::vector<float> a = {1, 2, 3, 4}, b = {5, 6, 7, 8}, out(3, 0);
+  Descriptor da(a.data(), {2, 2}, {2, 1}), db(b.data(), {2, 2}, {2, 1});
+  Descriptor dout(out.data(), {1, 3}, {3, 1});
+  auto text = site("'tp.matmul' at t.mlir:2:3");
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
+  _mlir_ciface_tp_rt_matmul(&ctx, &text.memref, 0);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(),
+            "'tp.matmul' at t.mlir:2:3: result 0 is tensor<2x2xf32> but the "
+            "program expects tensor<1x3xf32>");
+  EXPECT_TRUE(world.failed());
+  EXPECT_STREQ(tpRtContextError(&ctx), ctx.error.message().c_str());
+
+  // A later op does nothing: its result buffer keeps its contents.
+  std::vector<float> later(4, -1);
+  Descriptor dlater(later.data(), {2, 2}, {2, 1});
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dlater.memref);
+  _mlir_ciface_tp_rt_matmul(&ctx, &text.memref, 0);
+  EXPECT_EQ(later, (std::vector<float>(4, -1)));
+  EXPECT_TRUE(ctx.staged.empty());
+}
+
+TEST_F(ABIRank, ABiasOfTheWrongLengthFailsTheFusedOp) {
+  std::vector<float> a(4, 1), b(4, 1), bias(3, 0), out(4, 0);
+  Descriptor da(a.data(), {2, 2}, {2, 1}), db(b.data(), {2, 2}, {2, 1});
+  Descriptor dbias(bias.data(), {3}, {1}), dout(out.data(), {2, 2}, {2, 1});
+  auto text = site("'tp.all_gather_matmul' at t.mlir:4:5");
+  Constant<int64_t> grid({1}), axes({0});
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_BIAS, 0, &dbias.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
+  _mlir_ciface_tp_rt_all_gather_matmul(&ctx, &text.memref, &grid.memref,
+                                       &axes.memref, 0, -1, 0, 0, 0, 0);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(),
+            "'tp.all_gather_matmul' at t.mlir:4:5: bias tensor<3xf32> does "
+            "not have the product's 2 columns");
+}
+
+TEST_F(ABIRank, AGridThatDoesNotSpanTheRunFailsTheOp) {
+  auto text = site("'tp.group_rank' at t.mlir:5:1");
+  Constant<int64_t> grid({2, 2}), axes({1});
+  EXPECT_EQ(_mlir_ciface_tp_rt_group_rank(&ctx, &text.memref, &grid.memref,
+                                          &axes.memref),
+            0);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(), "'tp.group_rank' at t.mlir:5:1: the grid "
+                                 "has 4 ranks but the run has 1");
+}
+
+TEST(ABIRun, TwoRanksGatherThroughTheDriverAPI) {
+  EXPECT_EQ(tpRtRunCreate(0, 1000), nullptr);
+  TPRtRun *run = tpRtRunCreate(2, 5000);
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(tpRtRunContext(run, 2), nullptr);
+  std::vector<std::vector<float>> inputs = {{1, 2}, {3, 4}};
+  std::vector<std::vector<float>> outputs(2, std::vector<float>(4, 0));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      TPRtContext *ctx = tpRtRunContext(run, r);
+      Descriptor in(inputs[r].data(), {1, 2}, {2, 1});
+      Descriptor out(outputs[r].data(), {2, 2}, {2, 1});
+      auto text = site("'tp.all_gather' at t.mlir:6:1");
+      Constant<int64_t> grid({2}), axes({0});
+      _mlir_ciface_tp_rt_buffer_f32(ctx, TP_RT_ROLE_INPUT, 0, &in.memref);
+      _mlir_ciface_tp_rt_buffer_f32(ctx, TP_RT_ROLE_RESULT, 0, &out.memref);
+      _mlir_ciface_tp_rt_all_gather(ctx, &text.memref, &grid.memref,
+                                    &axes.memref, 0);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(tpRtContextError(tpRtRunContext(run, r)), nullptr);
+    EXPECT_EQ(outputs[r], (std::vector<float>{1, 2, 3, 4}));
+  }
+  tpRtRunDestroy(run);
+}
+
+} // namespace

@@ -129,8 +129,7 @@ static void addWrapper(func::FuncOp entry) {
       args.push_back(memref::CastOp::create(b, loc, t, arg));
       continue;
     }
-    Value scalar =
-        memref::CastOp::create(b, loc, MemRefType::get({}, t), arg);
+    Value scalar = memref::CastOp::create(b, loc, MemRefType::get({}, t), arg);
     args.push_back(memref::LoadOp::create(b, loc, scalar, ValueRange{}));
   }
   auto call = func::CallOp::create(b, loc, entry, args);
@@ -138,8 +137,8 @@ static void addWrapper(func::FuncOp entry) {
   for (auto [result, t] : llvm::zip_equal(call.getResults(), results)) {
     Value value = result;
     if (!isa<MemRefType>(value.getType())) {
-      Value buffer = memref::AllocOp::create(
-          b, loc, MemRefType::get({}, value.getType()));
+      Value buffer =
+          memref::AllocOp::create(b, loc, MemRefType::get({}, value.getType()));
       memref::StoreOp::create(b, loc, value, buffer, ValueRange{});
       value = buffer;
     }
@@ -161,8 +160,8 @@ static rt::Status runPasses(ModuleOp module,
     llvm::raw_string_ostream os(diagnostics);
     os << (diagnostics.empty() ? "" : "\n");
     if (auto fileLoc = dyn_cast<FileLineColLoc>(diag.getLocation()))
-      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
-         << ":" << fileLoc.getColumn();
+      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+         << fileLoc.getColumn();
     else
       os << diag.getLocation();
     os << ": " << diag;
@@ -186,7 +185,8 @@ static void initializeNativeTarget() {
 
 /// The runtime entry points compiled code calls, bound by name: tp-run links
 /// the runtime statically, so the JIT cannot find them as exported symbols.
-static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
+static llvm::orc::SymbolMap
+runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   llvm::orc::SymbolMap symbols;
   auto bind = [&](const char *name, auto *function) {
     symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
@@ -212,6 +212,45 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner mangle) 
   // entry; the runtime has its own, so no MLIR library is loaded.
   bind("memrefCopy", &tp_rt_memref_copy);
   return symbols;
+}
+
+/// JIT-compiles the lowered `module` for the host CPU into `impl`.
+static rt::Status jit(ModuleOp module, CompiledProgram::Impl &impl) {
+  initializeNativeTarget();
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module->getContext()->appendDialectRegistry(registry);
+  // The host's own CPU and features: without them LLVM neither vectorizes
+  // the glue's loops nor emits FMA instructions.
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return rt::Status::error("cannot describe this host to LLVM: " +
+                             llvm::toString(machineBuilder.takeError()));
+  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine)
+    return rt::Status::error("cannot target this host: " +
+                             llvm::toString(targetMachine.takeError()));
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                               targetMachine->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engine = ExecutionEngine::create(module, engineOptions,
+                                        std::move(*targetMachine));
+  if (!engine)
+    return rt::Status::error("cannot JIT @" + impl.entryName + ": " +
+                             llvm::toString(engine.takeError()));
+  impl.engine = std::move(*engine);
+  impl.engine->registerSymbols(runtimeSymbols);
+  impl.engine->initialize();
+  auto function = impl.engine->lookupPacked(exec::kWrapperName);
+  if (!function)
+    return rt::Status::error("cannot find the compiled @" + impl.entryName +
+                             ": " + llvm::toString(function.takeError()));
+  impl.function = *function;
+  return rt::Status::ok();
 }
 
 rt::Status CompiledProgram::compile(func::FuncOp entry,
@@ -265,48 +304,14 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
   LowerToLLVMOptions lowering;
   lowering.runtimeChecks = options.runtimeChecks;
   TP_RETURN_IF_ERROR(runPasses(
-      *module,
-      [&](OpPassManager &pm) { buildBufferizePipeline(pm, lowering); }, what));
+      *module, [&](OpPassManager &pm) { buildBufferizePipeline(pm, lowering); },
+      what));
   addWrapper(copiedEntry);
   TP_RETURN_IF_ERROR(runPasses(
       *module, [&](OpPassManager &pm) { buildBuffersToLLVMPipeline(pm); },
       what));
 
-  initializeNativeTarget();
-  DialectRegistry registry;
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  context->appendDialectRegistry(registry);
-  // The host's own CPU and features: without them LLVM neither vectorizes
-  // the glue's loops nor emits FMA instructions.
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    return rt::Status::error("cannot describe this host to LLVM: " +
-                             llvm::toString(machineBuilder.takeError()));
-  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto targetMachine = machineBuilder->createTargetMachine();
-  if (!targetMachine)
-    return rt::Status::error("cannot target this host: " +
-                             llvm::toString(targetMachine.takeError()));
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                               targetMachine->get());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(*module, engineOptions,
-                                        std::move(*targetMachine));
-  if (!engine)
-    return rt::Status::error("cannot JIT @" + entry.getName().str() + ": " +
-                             llvm::toString(engine.takeError()));
-  impl->engine = std::move(*engine);
-  impl->engine->registerSymbols(runtimeSymbols);
-  impl->engine->initialize();
-  auto function = impl->engine->lookupPacked(exec::kWrapperName);
-  if (!function)
-    return rt::Status::error("cannot find the compiled @" +
-                             entry.getName().str() + ": " +
-                             llvm::toString(function.takeError()));
-  impl->function = *function;
+  TP_RETURN_IF_ERROR(jit(*module, *impl));
   program.reset(new CompiledProgram(std::move(impl)));
   program->compileMillis = std::chrono::duration<double, std::milli>(
                                std::chrono::steady_clock::now() - start)

@@ -144,8 +144,8 @@ rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
                                 int rank, RankValues &values) const {
   if (values.args.size() != impl->argTypes.size())
     return rt::Status::error("rank " + std::to_string(rank) + " has " +
-                             std::to_string(values.args.size()) +
-                             " inputs; @" + impl->entryName + " takes " +
+                             std::to_string(values.args.size()) + " inputs; @" +
+                             impl->entryName + " takes " +
                              std::to_string(impl->argTypes.size()));
   for (auto [i, arg] : llvm::enumerate(values.args)) {
     const std::vector<int64_t> &shape = impl->argShapes[i];
@@ -206,8 +206,7 @@ static rt::Status compileTraced(func::FuncOp entry,
   TP_RETURN_IF_ERROR(CompiledProgram::compile(entry, options, program));
   if (options.trace)
     options.trace->record(rank, rt::Stream::Host,
-                          "compile @" + entry.getName().str() +
-                              " (lower, JIT)",
+                          "compile @" + entry.getName().str() + " (lower, JIT)",
                           "compile", start, options.trace->nowUs());
   return rt::Status::ok();
 }

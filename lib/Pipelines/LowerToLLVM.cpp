@@ -120,10 +120,10 @@ void tp::registerLowerToLLVMPipeline() {
 }
 
 void tp::registerLoweringDialects(DialectRegistry &registry) {
-  registry.insert<affine::AffineDialect, bufferization::BufferizationDialect,
-                  cf::ControlFlowDialect, index::IndexDialect,
-                  LLVM::LLVMDialect, memref::MemRefDialect, ub::UBDialect,
-                  vector::VectorDialect>();
+  registry
+      .insert<affine::AffineDialect, bufferization::BufferizationDialect,
+              cf::ControlFlowDialect, index::IndexDialect, LLVM::LLVMDialect,
+              memref::MemRefDialect, ub::UBDialect, vector::VectorDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
   arith::registerBufferViewFlowOpInterfaceExternalModels(registry);

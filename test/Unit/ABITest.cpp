@@ -78,11 +78,12 @@ TEST(ABI, StridedDescriptorsBecomeContiguousTensorsAndBack) {
   // Written back through a transposed (column-major) view.
   std::vector<float> out(6, -1);
   Descriptor transposed(out.data(), {2, 3}, {1, 2});
-  ASSERT_TRUE(tp::rt::abi::fromTensor(t, transposed.memref, DType::F32, "r").isOk());
+  ASSERT_TRUE(
+      tp::rt::abi::fromTensor(t, transposed.memref, DType::F32, "r").isOk());
   EXPECT_EQ(out, (std::vector<float>{1, 5, 2, 6, 3, 7}));
 
   Status wrong = tp::rt::abi::fromTensor(t.reshaped({3, 2}), transposed.memref,
-                                 DType::F32, "result 0");
+                                         DType::F32, "result 0");
   ASSERT_FALSE(wrong.isOk());
   EXPECT_EQ(wrong.message(), "result 0 is tensor<3x2xf32> but the program "
                              "expects tensor<2x3xf32>");

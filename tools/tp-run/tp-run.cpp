@@ -15,8 +15,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProcessRun.h"
-#include "tp/Pipelines/Pipelines.h"
 #include "tp/Execution/Execution.h"
+#include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/Npy.h"
 #include "tp/Runtime/Trace.h"
 

@@ -1,4 +1,5 @@
-//===- Execution.h - compile per-rank programs and run them on N ranks -*- C++ -*-===//
+//===- Execution.h - compile per-rank programs and run them on N ranks -*- C++
+//-*-===//
 //
 // The compile-and-run driver tp-run and the C API share. A function of
 // per-rank IR is lowered with `tp-lower-to-llvm`, compiled once by MLIR's
@@ -69,8 +70,10 @@ public:
   /// Milliseconds spent lowering and JIT-compiling.
   double compileMs() const { return compileMillis; }
 
-private:
+  /// The engine and the entry's signature (lib/Execution/Program.h).
   struct Impl;
+
+private:
   explicit CompiledProgram(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
   double compileMillis = 0;

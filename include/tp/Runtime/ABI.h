@@ -77,7 +77,12 @@ enum TPRtDType {
 };
 
 /// tp.reduction kinds, tp scaling modes and fused-op algorithms.
-enum TPRtReduction { TP_RT_SUM = 0, TP_RT_AVG = 1, TP_RT_MAX = 2, TP_RT_MIN = 3 };
+enum TPRtReduction {
+  TP_RT_SUM = 0,
+  TP_RT_AVG = 1,
+  TP_RT_MAX = 2,
+  TP_RT_MIN = 3
+};
 enum TPRtScaling {
   TP_RT_PER_TENSOR = 0,
   TP_RT_ROW_WISE = 1,
@@ -123,8 +128,7 @@ void _mlir_ciface_tp_rt_reduce_scatter(TPRtContext *ctx,
                                        int32_t reduction);
 void _mlir_ciface_tp_rt_all_reduce(TPRtContext *ctx, TPRtUnrankedMemRef *site,
                                    TPRtUnrankedMemRef *grid,
-                                   TPRtUnrankedMemRef *axes,
-                                   int32_t reduction);
+                                   TPRtUnrankedMemRef *axes, int32_t reduction);
 /// This rank's index in the group (0 after an error).
 int64_t _mlir_ciface_tp_rt_group_rank(TPRtContext *ctx,
                                       TPRtUnrankedMemRef *site,

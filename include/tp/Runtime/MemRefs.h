@@ -1,4 +1,5 @@
-//===- MemRefs.h - memref descriptors to runtime tensors and back -*- C++ -*-===//
+//===- MemRefs.h - memref descriptors to runtime tensors and back -*- C++
+//-*-===//
 
 #ifndef TP_RUNTIME_MEMREFS_H
 #define TP_RUNTIME_MEMREFS_H

@@ -68,8 +68,9 @@ struct Lowering {
   SmallVector<Staged> operands;
   std::function<DimRule(unsigned result, int64_t dim)> dimRule;
   std::string entry;
-  /// Attribute operands after (ctx, site[, grid, axes]).
-  std::function<SmallVector<Value>(OpBuilder &, Location)> attributes;
+  /// Attribute operands after (ctx, site[, grid, axes]): values and their
+  /// integer widths.
+  SmallVector<std::pair<int64_t, unsigned>> attributes;
   bool hasGroup = false;
 
   void stage(int32_t role, Value value, int32_t index = 0) {
@@ -110,9 +111,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         };
         lowering.entry = "tp_rt_all_gather";
         lowering.hasGroup = true;
-        lowering.attributes = [=](OpBuilder &b, Location loc) {
-          return SmallVector<Value>{runtime::constantI64(b, loc, dim)};
-        };
+        lowering.attributes = {{dim, 64}};
         return success();
       })
       .Case([&](ReduceScatterOp o) {
@@ -125,10 +124,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         };
         lowering.entry = "tp_rt_reduce_scatter";
         lowering.hasGroup = true;
-        lowering.attributes = [=](OpBuilder &b, Location loc) {
-          return SmallVector<Value>{runtime::constantI64(b, loc, dim),
-                                    runtime::constantI32(b, loc, reduce)};
-        };
+        lowering.attributes = {{dim, 64}, {reduce, 32}};
         return success();
       })
       .Case([&](AllReduceOp o) {
@@ -138,9 +134,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         lowering.dimRule = [=](unsigned, int64_t d) { return DimRule{in, d}; };
         lowering.entry = "tp_rt_all_reduce";
         lowering.hasGroup = true;
-        lowering.attributes = [=](OpBuilder &b, Location loc) {
-          return SmallVector<Value>{runtime::constantI32(b, loc, reduce)};
-        };
+        lowering.attributes = {{reduce, 32}};
         return success();
       })
       .Case<MatmulOp, BatchMatmulOp>([&](Operation *) {
@@ -160,9 +154,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
             return DimRule{lhs, d};
           };
         lowering.entry = "tp_rt_matmul";
-        lowering.attributes = [=](OpBuilder &b, Location loc) {
-          return SmallVector<Value>{runtime::constantI32(b, loc, transposeB)};
-        };
+        lowering.attributes = {{transposeB, 32}};
         return success();
       })
       .Case([&](QuantizeOp o) {
@@ -178,10 +170,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
           return DimRule{in, d};
         };
         lowering.entry = "tp_rt_quantize";
-        lowering.attributes = [=](OpBuilder &b, Location loc) {
-          return SmallVector<Value>{
-              runtime::constantI32(b, loc, static_cast<int64_t>(mode))};
-        };
+        lowering.attributes = {{static_cast<int64_t>(mode), 32}};
         return success();
       })
       .Case([&](DequantizeOp o) {
@@ -192,9 +181,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         int64_t mode = static_cast<int64_t>(o.getMode());
         lowering.dimRule = [=](unsigned, int64_t d) { return DimRule{in, d}; };
         lowering.entry = "tp_rt_dequantize";
-        lowering.attributes = [=](OpBuilder &b, Location loc) {
-          return SmallVector<Value>{runtime::constantI32(b, loc, mode)};
-        };
+        lowering.attributes = {{mode, 32}};
         return success();
       })
       .Case([&](ScaledMatmulOp o) {
@@ -211,9 +198,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
           return productDim(a, bv, true, d, std::nullopt, 1);
         };
         lowering.entry = "tp_rt_scaled_matmul";
-        lowering.attributes = [=](OpBuilder &b, Location loc) {
-          return SmallVector<Value>{runtime::constantI32(b, loc, mode)};
-        };
+        lowering.attributes = {{mode, 32}};
         return success();
       })
       .Case([&](AllGatherMatmulOp o) {
@@ -236,14 +221,9 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         lowering.hasGroup = true;
         int32_t algorithm = algorithmCode(o.getAlgorithm());
         int64_t chunks = o.getChunks().value_or(0);
-        lowering.attributes = [=](OpBuilder &b, Location loc) {
-          return SmallVector<Value>{runtime::constantI64(b, loc, dim),
-                                    runtime::constantI32(b, loc, -1),
-                                    runtime::constantI32(b, loc, transposeB),
-                                    runtime::constantI32(b, loc, gathered),
-                                    runtime::constantI32(b, loc, algorithm),
-                                    runtime::constantI64(b, loc, chunks)};
-        };
+        lowering.attributes = {{dim, 64},        {-1, 32},
+                               {transposeB, 32}, {gathered, 32},
+                               {algorithm, 32},  {chunks, 64}};
         return success();
       })
       .Case([&](AllGatherScaledMatmulOp o) {
@@ -274,14 +254,8 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         lowering.hasGroup = true;
         int32_t algorithm = algorithmCode(o.getAlgorithm());
         int64_t chunks = o.getChunks().value_or(0);
-        lowering.attributes = [=](OpBuilder &b, Location loc) {
-          return SmallVector<Value>{runtime::constantI64(b, loc, dim),
-                                    runtime::constantI32(b, loc, mode),
-                                    runtime::constantI32(b, loc, 1),
-                                    runtime::constantI32(b, loc, gathered),
-                                    runtime::constantI32(b, loc, algorithm),
-                                    runtime::constantI64(b, loc, chunks)};
-        };
+        lowering.attributes = {{dim, 64},      {mode, 32},      {1, 32},
+                               {gathered, 32}, {algorithm, 32}, {chunks, 64}};
         return success();
       })
       .Case<MatmulReduceScatterOp, ScaledMatmulReduceScatterOp>(
@@ -312,13 +286,12 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
                                                         : scaled.getReduce());
             bool unreduced = plain ? plain.getReturnUnreduced()
                                    : scaled.getReturnUnreduced();
-            auto algorithm = plain ? plain.getAlgorithm()
-                                   : scaled.getAlgorithm();
+            auto algorithm =
+                plain ? plain.getAlgorithm() : scaled.getAlgorithm();
             int64_t chunks =
                 (plain ? plain.getChunks() : scaled.getChunks()).value_or(0);
             lowering.dimRule = [=](unsigned result, int64_t d) {
-              DimRule rule =
-                  productDim(a, bv, transposeB, d, std::nullopt, 1);
+              DimRule rule = productDim(a, bv, transposeB, d, std::nullopt, 1);
               bool isReduced = result == (unreduced ? 1u : 0u);
               if (isReduced && d == dim) {
                 rule.kind = DimRule::Divide;
@@ -329,16 +302,10 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
             lowering.entry = "tp_rt_matmul_reduce_scatter";
             lowering.hasGroup = true;
             int32_t algorithmValue = algorithmCode(algorithm);
-            lowering.attributes = [=](OpBuilder &b, Location loc) {
-              return SmallVector<Value>{
-                  runtime::constantI64(b, loc, dim),
-                  runtime::constantI32(b, loc, reduce),
-                  runtime::constantI32(b, loc, mode),
-                  runtime::constantI32(b, loc, transposeB),
-                  runtime::constantI32(b, loc, unreduced),
-                  runtime::constantI32(b, loc, algorithmValue),
-                  runtime::constantI64(b, loc, chunks)};
-            };
+            lowering.attributes = {{dim, 64},       {reduce, 32},
+                                   {mode, 32},      {transposeB, 32},
+                                   {unreduced, 32}, {algorithmValue, 32},
+                                   {chunks, 64}};
             return success();
           })
       .Default([&](Operation *) {
@@ -421,12 +388,13 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
       DimRule rule = lowering.dimRule(i, d);
       Value size = dimOf(rewriter, loc, buffers.lookup(rule.source), rule.dim);
       if (rule.kind != DimRule::Same) {
-        Value factor = arith::ConstantIndexOp::create(rewriter, loc, rule.factor);
-        size = rule.kind == DimRule::Times
-                   ? arith::MulIOp::create(rewriter, loc, size, factor)
-                         .getResult()
-                   : arith::DivUIOp::create(rewriter, loc, size, factor)
-                         .getResult();
+        Value factor =
+            arith::ConstantIndexOp::create(rewriter, loc, rule.factor);
+        size =
+            rule.kind == DimRule::Times
+                ? arith::MulIOp::create(rewriter, loc, size, factor).getResult()
+                : arith::DivUIOp::create(rewriter, loc, size, factor)
+                      .getResult();
       }
       dynamicSizes.push_back(size);
     }
@@ -443,7 +411,9 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
   SmallVector<Value> operands = {ctx, runtime::siteBuffer(rewriter, op)};
   if (lowering.hasGroup)
     operands.append({grid, axes});
-  operands.append(lowering.attributes(rewriter, loc));
+  for (auto [value, width] : lowering.attributes)
+    operands.push_back(
+        arith::ConstantIntOp::create(rewriter, loc, value, width));
   runtime::call(rewriter, loc, op, lowering.entry, {}, operands);
   replaceOpWithBufferizedValues(rewriter, op, results);
   return success();
@@ -476,8 +446,7 @@ struct RuntimeCallModel
   }
 };
 
-template <typename... OpTys>
-void attachModels(MLIRContext *context) {
+template <typename... OpTys> void attachModels(MLIRContext *context) {
   (OpTys::template attachInterface<RuntimeCallModel<OpTys>>(*context), ...);
 }
 } // namespace

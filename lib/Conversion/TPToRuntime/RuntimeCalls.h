@@ -12,8 +12,8 @@ namespace mlir::tp::runtime {
 
 /// Calls runtime entry `name`, declaring it in the module of `anchor` on
 /// first use (private, with the C-interface convention).
-func::CallOp call(OpBuilder &b, Location loc, Operation *anchor,
-                  StringRef name, TypeRange results, ValueRange operands);
+func::CallOp call(OpBuilder &b, Location loc, Operation *anchor, StringRef name,
+                  TypeRange results, ValueRange operands);
 
 /// `op`'s site as a constant i8 buffer, cast to memref<*xi8>.
 Value siteBuffer(OpBuilder &b, Operation *op);

@@ -25,12 +25,11 @@ static void addRankContext(func::FuncOp func) {
     return;
   MLIRContext *context = func.getContext();
   auto ptr = LLVM::LLVMPointerType::get(context);
-  (void)func.insertArgument(0, ptr,
-                            DictionaryAttr::get(context,
-                                                {NamedAttribute(
-                                                    kRankContextAttrName,
-                                                    UnitAttr::get(context))}),
-                            func.getLoc());
+  (void)func.insertArgument(
+      0, ptr,
+      DictionaryAttr::get(context, {NamedAttribute(kRankContextAttrName,
+                                                   UnitAttr::get(context))}),
+      func.getLoc());
 }
 
 /// tp.group_rank -> tp_rt_group_rank(ctx, site, grid, axes).

@@ -90,9 +90,9 @@ public:
     for (const TPRtContext::Staged &s : staged) {
       if (s.role != TP_RT_ROLE_RESULT)
         continue;
-      Status written = abi::fromTensor(values[s.index], s.buffer, s.dtype,
-                                       site + ": result " +
-                                           std::to_string(s.index));
+      Status written =
+          abi::fromTensor(values[s.index], s.buffer, s.dtype,
+                          site + ": result " + std::to_string(s.index));
       if (!written.isOk())
         return ctx.fail(written.message());
     }
@@ -233,9 +233,9 @@ void _mlir_ciface_tp_rt_reduce_scatter(TPRtContext *ctx,
   if (!group)
     return;
   Tensor result;
-  Status status = call.backend().reduceScatter(
-      *group, *call.operand(TP_RT_ROLE_INPUT), dim, toReduction(reduction),
-      call.site, result);
+  Status status =
+      call.backend().reduceScatter(*group, *call.operand(TP_RT_ROLE_INPUT), dim,
+                                   toReduction(reduction), call.site, result);
   call.finish(status, result);
 }
 
@@ -273,9 +273,9 @@ void _mlir_ciface_tp_rt_matmul(TPRtContext *ctx, TPRtUnrankedMemRef *site,
   if (!call.live())
     return;
   Tensor result;
-  Status status = call.backend().matmul(
-      *call.operand(TP_RT_ROLE_INPUT), *call.operand(TP_RT_ROLE_WEIGHT),
-      transposeB != 0, call.site, result);
+  Status status = call.backend().matmul(*call.operand(TP_RT_ROLE_INPUT),
+                                        *call.operand(TP_RT_ROLE_WEIGHT),
+                                        transposeB != 0, call.site, result);
   call.finish(status, result);
 }
 

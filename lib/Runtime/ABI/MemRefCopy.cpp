@@ -9,8 +9,8 @@
 
 #include "tp/Runtime/ABI.h"
 
-extern "C" __attribute__((weak)) void
-memrefCopy(int64_t elementSize, TPRtUnrankedMemRef *source,
-           TPRtUnrankedMemRef *target) {
+extern "C" __attribute__((weak)) void memrefCopy(int64_t elementSize,
+                                                 TPRtUnrankedMemRef *source,
+                                                 TPRtUnrankedMemRef *target) {
   tp_rt_memref_copy(elementSize, source, target);
 }

@@ -20,8 +20,7 @@ static View viewOf(const TPRtUnrankedMemRef &buffer, size_t elementSize) {
   auto *desc = static_cast<const TPRtMemRefDescriptor *>(buffer.descriptor);
   view.base = static_cast<char *>(desc->aligned) +
               desc->offset * static_cast<int64_t>(elementSize);
-  view.sizes.assign(desc->sizesAndStrides,
-                    desc->sizesAndStrides + buffer.rank);
+  view.sizes.assign(desc->sizesAndStrides, desc->sizesAndStrides + buffer.rank);
   view.strides.assign(desc->sizesAndStrides + buffer.rank,
                       desc->sizesAndStrides + 2 * buffer.rank);
   return view;

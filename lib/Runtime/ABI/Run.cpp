@@ -13,8 +13,8 @@ struct TPRtRun {
     configureCpuThreads(ranks);
     for (int r = 0; r < ranks; ++r) {
       backends.push_back(createCpuBackend(world, r));
-      contexts.push_back(std::make_unique<TPRtContext>(*backends.back(),
-                                                       world, r));
+      contexts.push_back(
+          std::make_unique<TPRtContext>(*backends.back(), world, r));
     }
   }
 

@@ -22,7 +22,8 @@ extern "C" {
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(TP, tp);
 
 /* Inserts tp and the upstream dialects tp pipelines read (shard, func, arith,
- * math, tensor, linalg, scf) into `registry`. */
+ * math, tensor, linalg, scf) and those the lowering to LLVM produces, with
+ * their interface models, into `registry`. */
 MLIR_CAPI_EXPORTED void tpRegisterDialects(MlirDialectRegistry registry);
 
 /* Registers every tp pass and `tp-async-tp-pipeline` with the global pass
@@ -48,6 +49,26 @@ MLIR_CAPI_EXPORTED void tpAddAsyncTPPipeline(MlirOpPassManager pm,
 /* Runs the pipeline on `module` in place. */
 MLIR_CAPI_EXPORTED MlirLogicalResult
 tpRunAsyncTPPipeline(MlirModule module, TPAsyncTPPipelineOptions options);
+
+/* Options of the lowering to the LLVM dialect (tp-lower-to-llvm). */
+typedef struct TPLowerToLLVMOptions {
+  /* Upstream's runtime verification in the compiled code. */
+  bool runtimeChecks;
+} TPLowerToLLVMOptions;
+
+/* The defaults: runtime checks on. */
+MLIR_CAPI_EXPORTED TPLowerToLLVMOptions tpLowerToLLVMOptionsDefault(void);
+
+/* Appends tp-lower-to-llvm to `pm` (a module pass manager): tp ops become
+ * calls of the runtime ABI (docs/RuntimeABI.md), everything else lowers
+ * through upstream passes. The registry of the module's context needs
+ * tpRegisterDialects. */
+MLIR_CAPI_EXPORTED void tpAddLowerToLLVMPipeline(MlirOpPassManager pm,
+                                                 TPLowerToLLVMOptions options);
+
+/* Runs the lowering on `module` in place. */
+MLIR_CAPI_EXPORTED MlirLogicalResult
+tpRunLowerToLLVMPipeline(MlirModule module, TPLowerToLLVMOptions options);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 
 #include "tp-c/TP.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Pipelines/LowerToLLVM.h"
 #include "tp/Pipelines/Pipelines.h"
 
 #include "mlir/CAPI/IR.h"
@@ -46,5 +47,26 @@ MlirLogicalResult tpRunAsyncTPPipeline(MlirModule module,
   tp::AsyncTPPipelineOptions pipelineOptions;
   setPipelineOptions(pipelineOptions, options);
   tp::buildAsyncTPPipeline(pm, pipelineOptions);
+  return wrap(pm.run(op));
+}
+
+TPLowerToLLVMOptions tpLowerToLLVMOptionsDefault(void) {
+  return TPLowerToLLVMOptions{/*runtimeChecks=*/true};
+}
+
+void tpAddLowerToLLVMPipeline(MlirOpPassManager pm,
+                              TPLowerToLLVMOptions options) {
+  tp::LowerToLLVMOptions pipelineOptions;
+  pipelineOptions.runtimeChecks = options.runtimeChecks;
+  tp::buildLowerToLLVMPipeline(*unwrap(pm), pipelineOptions);
+}
+
+MlirLogicalResult tpRunLowerToLLVMPipeline(MlirModule module,
+                                           TPLowerToLLVMOptions options) {
+  ModuleOp op = unwrap(module);
+  PassManager pm(op->getName());
+  tp::LowerToLLVMOptions pipelineOptions;
+  pipelineOptions.runtimeChecks = options.runtimeChecks;
+  tp::buildLowerToLLVMPipeline(pm, pipelineOptions);
   return wrap(pm.run(op));
 }

@@ -141,6 +141,16 @@ int main(void) {
   printf("by name: fused\n");
   // CHECK: by name: fused
   mlirPassManagerDestroy(pm);
+
+  /* The fused module lowered to the LLVM dialect: tp ops are runtime calls. */
+  if (mlirLogicalResultIsFailure(
+          tpRunLowerToLLVMPipeline(module, tpLowerToLLVMOptionsDefault())))
+    return 4;
+  mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
+  printf("\n");
+  // CHECK-LABEL: llvm.func @col(
+  // CHECK:         llvm.call @tp_rt_all_gather_matmul(
+  // CHECK-NOT:     tp.all_gather_matmul
   mlirModuleDestroy(module);
 
   /* Bad input: a malformed module does not parse; a bad option fails the run

@@ -208,6 +208,8 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
        &_mlir_ciface_tp_rt_all_gather_matmul);
   bind("_mlir_ciface_tp_rt_matmul_reduce_scatter",
        &_mlir_ciface_tp_rt_matmul_reduce_scatter);
+  bind("_mlir_ciface_tp_rt_extf_f8", &_mlir_ciface_tp_rt_extf_f8);
+  bind("_mlir_ciface_tp_rt_truncf_f8", &_mlir_ciface_tp_rt_truncf_f8);
   // memref.copy of strided buffers lowers to this libmlir_c_runner_utils
   // entry; the runtime has its own, so no MLIR library is loaded.
   bind("memrefCopy", &tp_rt_memref_copy);
@@ -237,8 +239,8 @@ static rt::Status jit(ModuleOp module, CompiledProgram::Impl &impl) {
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(module, engineOptions,
-                                        std::move(*targetMachine));
+  auto engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
   if (!engine)
     return rt::Status::error("cannot JIT @" + impl.entryName + ": " +
                              llvm::toString(engine.takeError()));

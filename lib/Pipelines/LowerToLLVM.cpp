@@ -86,11 +86,17 @@ void tp::buildBuffersToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(tp::createTPApproximateMath());
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
-  emulate.sourceTypeStrs = {"bf16", "f16"};
+  emulate.sourceTypeStrs = {"bf16",   "f16",       "f8E4M3FN",
+                            "f8E5M2", "f8E8M0FNU", "f4E2M1FN"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  // What is left are conversions: upstream expands bf16, f8E8M0FNU and
+  // f4E2M1FN ones, the runtime does f8E4M3FN and f8E5M2.
+  pm.addPass(tp::createTPLowerFP8Casts());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
+  expand.includeF8E8M0 = true;
+  expand.includeF4E2M1 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
 
   // The LLVM dialect.

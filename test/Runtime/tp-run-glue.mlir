@@ -6,6 +6,7 @@
 // RUN: tp-run %s --entry control_flow --ranks 4 | FileCheck %s --check-prefix=FLOW
 // RUN: tp-run %s --entry slices | FileCheck %s --check-prefix=SLICE
 // RUN: tp-run %s --entry integers | FileCheck %s --check-prefix=INT
+// RUN: tp-run %s --entry low_precision | FileCheck %s --check-prefix=LOWP
 
 shard.grid @tp(shape = 4)
 
@@ -123,4 +124,39 @@ func.func @integers() -> (tensor<i64>, tensor<i64>) {
   %r0 = linalg.fill ins(%q64 : i64) outs(%e : tensor<i64>) -> tensor<i64>
   %r1 = linalg.fill ins(%s : i64) outs(%e : tensor<i64>) -> tensor<i64>
   return %r0, %r1 : tensor<i64>, tensor<i64>
+}
+
+// Glue in FP8 and FP4: arithmetic in f32 (upstream's
+// arith-emulate-unsupported-floats), conversions by upstream's expansions
+// (f4E2M1FN) or the runtime (f8E4M3FN, f8E5M2), rounding to nearest even.
+// 1.5, 0.3, -2, 100 round to 1.5, 0.3125, -2, 96 in both FP8 types (100 is a
+// tie in E4M3: to the even 96); doubled, they sum to 191.625. In FP4, 0.3
+// rounds to 0.5: 2 * (1.5 + 0.5 - 2 + 3) = 6.
+// LOWP: rank 0 result 0: tensor<4xf32> sum=1.916250e+02
+// LOWP: rank 0 result 1: tensor<4xf32> sum=1.916250e+02
+// LOWP: rank 0 result 2: tensor<4xf32> sum=6.000000e+00
+// The inputs are scaled by a value known only at run time (1.0), so nothing
+// folds at compile time.
+shard.grid @solo(shape = 1)
+func.func @low_precision() -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %rank = tp.group_rank on @solo axes = [0]
+  %rank_i = arith.index_cast %rank : index to i64
+  %rank_f = arith.sitofp %rank_i : i64 to f32
+  %c1 = arith.constant 1.0 : f32
+  %one = arith.addf %rank_f, %c1 : f32
+  %ones = tensor.splat %one : tensor<4xf32>
+  %a0 = arith.constant dense<[1.5, 0.3, -2.0, 100.0]> : tensor<4xf32>
+  %a = arith.mulf %a0, %ones : tensor<4xf32>
+  %e4 = arith.truncf %a : tensor<4xf32> to tensor<4xf8E4M3FN>
+  %e4x2 = arith.addf %e4, %e4 : tensor<4xf8E4M3FN>
+  %r0 = arith.extf %e4x2 : tensor<4xf8E4M3FN> to tensor<4xf32>
+  %e5 = arith.truncf %a : tensor<4xf32> to tensor<4xf8E5M2>
+  %e5x2 = arith.addf %e5, %e5 : tensor<4xf8E5M2>
+  %r1 = arith.extf %e5x2 : tensor<4xf8E5M2> to tensor<4xf32>
+  %b0 = arith.constant dense<[1.5, 0.3, -2.0, 3.0]> : tensor<4xf32>
+  %b = arith.mulf %b0, %ones : tensor<4xf32>
+  %f4 = arith.truncf %b : tensor<4xf32> to tensor<4xf4E2M1FN>
+  %f4x2 = arith.addf %f4, %f4 : tensor<4xf4E2M1FN>
+  %r2 = arith.extf %f4x2 : tensor<4xf4E2M1FN> to tensor<4xf32>
+  return %r0, %r1, %r2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }

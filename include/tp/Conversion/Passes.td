@@ -64,6 +64,21 @@ def TPApproximateMath : Pass<"tp-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def TPLowerFP8Casts : Pass<"tp-lower-fp8-casts", "::mlir::ModuleOp"> {
+  let summary = "Scalar f8E4M3FN / f8E5M2 conversions as runtime calls";
+  let description = [{
+    LLVM has no f8E4M3FN or f8E5M2 types and upstream MLIR expands only
+    f8E8M0FNU and f4E2M1FN conversions (`arith-expand`). After upstream's
+    `arith-emulate-unsupported-floats` has turned f8 arithmetic into f32
+    arithmetic between `arith.extf` and `arith.truncf`, this pass makes the
+    remaining scalar conversions calls of the runtime's `tp_rt_extf_f8` and
+    `tp_rt_truncf_f8` (the same rounding the runtime uses everywhere: to
+    nearest even, saturating at the largest finite value).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def TPFinalizeRuntimeLowering : Pass<"tp-finalize-runtime-lowering",
                                      "::mlir::ModuleOp"> {
   let summary = "Drop what LLVM translation does not know after tp lowering";

@@ -158,6 +158,12 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
     int32_t transposeB, int32_t returnUnreduced, int32_t algorithm,
     int64_t chunks);
 
+/// Scalar conversions of f8E4M3FN and f8E5M2 (`dtype`), which LLVM lacks:
+/// the bits of an element to f32, and an f32 to the bits (to nearest even,
+/// saturating at the largest finite value).
+float _mlir_ciface_tp_rt_extf_f8(int8_t bits, int32_t dtype);
+int8_t _mlir_ciface_tp_rt_truncf_f8(float value, int32_t dtype);
+
 /* Driving compiled code without MLIR (ahead-of-time programs): a run of N
  * ranks as threads of this process on the CPU backend, and each rank's
  * context to pass compiled functions first. */

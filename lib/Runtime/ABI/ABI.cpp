@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Runtime/MemRefs.h"
+#include "tp/Runtime/Numerics.h"
 #include "tp/Runtime/RankContext.h"
 #include "tp/Runtime/Trace.h"
 
@@ -405,6 +406,18 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
   std::vector<Tensor> results;
   Status status = call.backend().matmulReduceScatter(*group, args, results);
   call.finish(status, results);
+}
+
+float _mlir_ciface_tp_rt_extf_f8(int8_t bits, int32_t dtype) {
+  return static_cast<float>(
+      loadElement(&bits, static_cast<DType>(static_cast<uint8_t>(dtype)), 0));
+}
+
+int8_t _mlir_ciface_tp_rt_truncf_f8(float value, int32_t dtype) {
+  int8_t bits = 0;
+  storeElement(&bits, static_cast<DType>(static_cast<uint8_t>(dtype)), 0,
+               value);
+  return bits;
 }
 
 } // extern "C"

@@ -11,6 +11,7 @@
 #include "tp/Conversion/TPToRuntime/TPToRuntime.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Pipelines/LowerToLLVM.h"
+#include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/ABI.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -283,8 +284,13 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
   }
   for (Type t : entry.getFunctionType().getResults())
     impl->resultTypes.push_back(*toDType(t));
+  // Whatever registry the caller's context has, the lowering needs the
+  // dialects it produces and the bufferization and verification models.
+  MLIRContext *context = original->getContext();
+  DialectRegistry lowering;
+  registerTPDialects(lowering);
+  context->appendDialectRegistry(lowering);
   OwningOpRef<ModuleOp> module = original.clone();
-  MLIRContext *context = module->getContext();
   if (module->lookupSymbol(exec::kWrapperName))
     return rt::Status::error("the program defines @" +
                              std::string(exec::kWrapperName) +
@@ -303,10 +309,10 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
                              BoolAttr::get(context, false));
 
   std::string what = "cannot compile @" + entry.getName().str();
-  LowerToLLVMOptions lowering;
-  lowering.runtimeChecks = options.runtimeChecks;
+  LowerToLLVMOptions pipeline;
+  pipeline.runtimeChecks = options.runtimeChecks;
   TP_RETURN_IF_ERROR(runPasses(
-      *module, [&](OpPassManager &pm) { buildBufferizePipeline(pm, lowering); },
+      *module, [&](OpPassManager &pm) { buildBufferizePipeline(pm, pipeline); },
       what));
   addWrapper(copiedEntry);
   TP_RETURN_IF_ERROR(runPasses(

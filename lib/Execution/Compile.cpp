@@ -262,13 +262,19 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
   auto start = std::chrono::steady_clock::now();
   auto original = entry->getParentOfType<ModuleOp>();
   TP_RETURN_IF_ERROR(checkGrids(entry, options.ranks));
+  // Ranked tensors and scalars of the runtime's element types: nothing else
+  // has a descriptor the driver could build or read.
+  auto exchangeable = [](Type t) {
+    return (isa<RankedTensorType>(t) || t.isIntOrIndexOrFloat()) &&
+           toDType(t).has_value();
+  };
   for (Type t : entry.getFunctionType().getInputs())
-    if (!toDType(t) || (isa<TensorType>(t) && !isa<RankedTensorType>(t)))
+    if (!exchangeable(t))
       return rt::Status::error("@" + entry.getName().str() +
                                " takes a value of type " + exec::typeText(t) +
                                ", which tp-run cannot feed");
   for (Type t : entry.getFunctionType().getResults())
-    if (!toDType(t) || (isa<TensorType>(t) && !isa<RankedTensorType>(t)))
+    if (!exchangeable(t))
       return rt::Status::error("@" + entry.getName().str() +
                                " returns a value of type " + exec::typeText(t) +
                                ", which tp-run cannot read");

@@ -41,7 +41,7 @@ rt::Status mlir::tp::resolveArgumentShapes(
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
     auto tensorType = dyn_cast<RankedTensorType>(type);
     if (!tensorType) {
-      if (!toDType(type))
+      if (!type.isIntOrIndexOrFloat() || !toDType(type))
         return rt::Status::error("argument " + std::to_string(i) +
                                  " has a type tp-run cannot feed");
       shapes.push_back({});

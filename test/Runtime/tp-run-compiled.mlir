@@ -6,6 +6,7 @@
 // RUN: tp-run %s --entry narrow --arg-shape 0=7 --no-runtime-checks | FileCheck %s --check-prefix=UNCHECKED
 // RUN: tp-run %s --entry glue --ranks 2 --trace %t/glue.json | FileCheck %s --check-prefix=TRACE
 // RUN: FileCheck %s --check-prefix=JSON < %t/glue.json
+// RUN: not tp-run %s --entry takes_memref 2>&1 | FileCheck %s --check-prefix=MEMREF
 
 shard.grid @tp(shape = 2)
 
@@ -45,4 +46,12 @@ func.func @glue(%x: tensor<4x8xf32>) -> tensor<8x8xf32> {
   %g = tp.all_gather %s on @tp axes = [0] dim = 0 : tensor<4x8xf32> -> tensor<8x8xf32>
   %e = math.exp %g : tensor<8x8xf32>
   return %e : tensor<8x8xf32>
+}
+
+// Only ranked tensors and scalars cross the driver's boundary.
+// MEMREF: tp-run: @takes_memref takes a value of type memref<4xf32>, which tp-run cannot feed
+func.func @takes_memref(%m: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %m[%c0] : memref<4xf32>
+  return %v : f32
 }

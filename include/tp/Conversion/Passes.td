@@ -35,9 +35,10 @@ def TPToRuntime : Pass<"tp-to-runtime", "::mlir::ModuleOp"> {
   let description = [{
     Gives every function with a body a leading `!llvm.ptr` argument, the
     calling rank's context (marked `tp.rank_context`), and passes it along
-    every call between such functions; public ones also get
+    every call between such functions. Public ones also get
     `llvm.emit_c_interface`, so C drivers can call them with descriptors by
-    pointer. `tp.group_rank` becomes a call of the
+    pointer, and their tensor arguments are marked not writable: a caller's
+    buffers are read, never overwritten. `tp.group_rank` becomes a call of the
     runtime's `tp_rt_group_rank` and `tp.bias_add` a `linalg.generic`. The
     remaining tp ops bufferize into runtime calls (see
     `registerRuntimeCallBufferization`); `tp-lower-to-llvm` runs the whole

@@ -38,11 +38,11 @@ std::optional<int32_t> tp::runtimeDTypeOf(Type type) {
     return TP_RT_F8E8M0FNU;
   if (isa<Float4E2M1FNType>(type))
     return TP_RT_F4E2M1FN;
-  if (type.isInteger(1))
+  if (type.isSignlessInteger(1))
     return TP_RT_I1;
-  if (type.isInteger(32))
+  if (type.isSignlessInteger(32))
     return TP_RT_I32;
-  if (type.isInteger(64) || type.isIndex())
+  if (type.isSignlessInteger(64) || type.isIndex())
     return TP_RT_I64;
   return std::nullopt;
 }
@@ -50,11 +50,11 @@ std::optional<int32_t> tp::runtimeDTypeOf(Type type) {
 namespace {
 
 /// Where a dynamic result dim comes from: dim `dim` of operand `source`,
-/// times or divided by `factor`.
+/// times or divided by `factor`; or the constant `factor`.
 struct DimRule {
   Value source;
   int64_t dim = 0;
-  enum Kind { Same, Times, Divide } kind = Same;
+  enum Kind { Same, Times, Divide, Constant } kind = Same;
   int64_t factor = 1;
 };
 
@@ -163,6 +163,8 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         ScalingMode mode = o.getMode();
         int64_t rank = o.getInput().getType().getRank();
         lowering.dimRule = [=](unsigned result, int64_t d) {
+          if (result == 1 && d == rank - 1 && mode == ScalingMode::RowWise)
+            return DimRule{in, d, DimRule::Constant, 1};
           if (result == 1 && d == rank - 1 && mode == ScalingMode::MXFP8)
             return DimRule{in, d, DimRule::Divide, 32};
           if (result == 1 && d == rank - 1 && mode == ScalingMode::NVFP4)
@@ -319,6 +321,20 @@ static Value dimOf(OpBuilder &b, Location loc, Value buffer, int64_t d) {
   return memref::DimOp::create(b, loc, buffer, d);
 }
 
+/// The size of result dim `d` of `rule`, from the operands' buffers.
+static Value sizeOf(OpBuilder &b, Location loc, const DimRule &rule,
+                    const DenseMap<Value, Value> &buffers) {
+  if (rule.kind == DimRule::Constant)
+    return arith::ConstantIndexOp::create(b, loc, rule.factor);
+  Value size = dimOf(b, loc, buffers.lookup(rule.source), rule.dim);
+  if (rule.kind == DimRule::Same)
+    return size;
+  Value factor = arith::ConstantIndexOp::create(b, loc, rule.factor);
+  if (rule.kind == DimRule::Times)
+    return arith::MulIOp::create(b, loc, size, factor);
+  return arith::DivUIOp::create(b, loc, size, factor);
+}
+
 static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
                                         const BufferizationOptions &options,
                                         BufferizationState &state) {
@@ -327,7 +343,7 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
   if (!ctx)
     return failure();
   int64_t groupSize = 1;
-  Value grid, axes;
+  SmallVector<int64_t> gridShape, axes;
   if (auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid")) {
     SymbolTableCollection table;
     auto axesAttr = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes");
@@ -341,80 +357,77 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
              << gridRef.getValue()
              << " has a dynamic size; compiled programs need static grids";
     groupSize = group->size;
-    grid = runtime::integerBuffer(rewriter, loc, op, group->grid.getShape());
-    SmallVector<int64_t> axisValues(axesAttr.asArrayRef().begin(),
-                                    axesAttr.asArrayRef().end());
-    axes = runtime::integerBuffer(rewriter, loc, op, axisValues);
+    gridShape.assign(group->grid.getShape().begin(),
+                     group->grid.getShape().end());
+    axes.assign(axesAttr.asArrayRef().begin(), axesAttr.asArrayRef().end());
   }
   Lowering lowering;
   if (failed(describe(op, groupSize, lowering)))
     return failure();
 
-  auto stage = [&](int32_t role, int32_t index, Value buffer,
-                   Type elementType) -> LogicalResult {
-    std::optional<int32_t> dtype = runtimeDTypeOf(elementType);
-    if (!dtype)
-      return op->emitError("has an element type the runtime does not have: ")
-             << elementType;
-    auto unranked = UnrankedMemRefType::get(elementType, 0);
-    Value cast = memref::CastOp::create(rewriter, loc, unranked, buffer);
-    std::string entry;
-    llvm::raw_string_ostream os(entry);
-    os << "tp_rt_buffer_" << elementType;
-    runtime::call(rewriter, loc, op, entry, {},
-                  {ctx, runtime::constantI32(rewriter, loc, role),
-                   runtime::constantI32(rewriter, loc, index), cast});
-    return success();
+  // Buffers: the operands', and one new buffer per result.
+  struct Staging {
+    int32_t role, index;
+    Value buffer;
   };
-
+  SmallVector<Staging> staging;
   DenseMap<Value, Value> buffers;
   for (const Lowering::Staged &s : lowering.operands) {
     FailureOr<Value> buffer = getBuffer(rewriter, s.value, options, state);
     if (failed(buffer))
       return failure();
     buffers[s.value] = *buffer;
-    if (failed(stage(s.role, s.index, *buffer,
-                     getElementTypeOrSelf(s.value.getType()))))
-      return failure();
+    staging.push_back({s.role, s.index, *buffer});
   }
-
   SmallVector<Value> results;
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     auto type = cast<RankedTensorType>(result.getType());
     SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (!type.isDynamicDim(d))
-        continue;
-      DimRule rule = lowering.dimRule(i, d);
-      Value size = dimOf(rewriter, loc, buffers.lookup(rule.source), rule.dim);
-      if (rule.kind != DimRule::Same) {
-        Value factor =
-            arith::ConstantIndexOp::create(rewriter, loc, rule.factor);
-        size =
-            rule.kind == DimRule::Times
-                ? arith::MulIOp::create(rewriter, loc, size, factor).getResult()
-                : arith::DivUIOp::create(rewriter, loc, size, factor)
-                      .getResult();
-      }
-      dynamicSizes.push_back(size);
-    }
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(
+            sizeOf(rewriter, loc, lowering.dimRule(i, d), buffers));
     auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
     FailureOr<Value> alloc =
         options.createAlloc(rewriter, loc, memrefType, dynamicSizes);
     if (failed(alloc))
       return failure();
-    if (failed(stage(TP_RT_ROLE_RESULT, i, *alloc, type.getElementType())))
-      return failure();
+    staging.push_back({TP_RT_ROLE_RESULT, static_cast<int32_t>(i), *alloc});
     results.push_back(*alloc);
   }
+  for (const Staging &s : staging) {
+    Type elementType = cast<MemRefType>(s.buffer.getType()).getElementType();
+    if (!runtimeDTypeOf(elementType))
+      return op->emitError("has an element type the runtime does not have: ")
+             << elementType;
+  }
 
+  // The calls, in a scope: the unranked descriptors they take live on the
+  // stack, which must not grow with every iteration of a loop around the op.
+  auto scope = memref::AllocaScopeOp::create(rewriter, loc, TypeRange{});
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&scope.getBodyRegion().emplaceBlock());
+  for (const Staging &s : staging) {
+    Type elementType = cast<MemRefType>(s.buffer.getType()).getElementType();
+    auto unranked = UnrankedMemRefType::get(elementType, 0);
+    Value cast = memref::CastOp::create(rewriter, loc, unranked, s.buffer);
+    std::string entry;
+    llvm::raw_string_ostream os(entry);
+    os << "tp_rt_buffer_" << elementType;
+    runtime::call(rewriter, loc, op, entry, {},
+                  {ctx, runtime::constantI32(rewriter, loc, s.role),
+                   runtime::constantI32(rewriter, loc, s.index), cast});
+  }
   SmallVector<Value> operands = {ctx, runtime::siteBuffer(rewriter, op)};
   if (lowering.hasGroup)
-    operands.append({grid, axes});
+    operands.append({runtime::integerBuffer(rewriter, loc, op, gridShape),
+                     runtime::integerBuffer(rewriter, loc, op, axes)});
   for (auto [value, width] : lowering.attributes)
     operands.push_back(
         arith::ConstantIntOp::create(rewriter, loc, value, width));
   runtime::call(rewriter, loc, op, lowering.entry, {}, operands);
+  memref::AllocaScopeReturnOp::create(rewriter, loc, ValueRange{});
+  rewriter.setInsertionPointAfter(scope);
   replaceOpWithBufferizedValues(rewriter, op, results);
   return success();
 }

@@ -48,14 +48,22 @@ static LogicalResult lowerGroupRank(GroupRankOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   SmallVector<int64_t> axes(op.getGridAxes().begin(), op.getGridAxes().end());
+  // The descriptors the call takes live on the stack, in a scope of their
+  // own (the op may sit in a loop).
+  auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange{b.getI64Type()});
+  OpBuilder inner =
+      OpBuilder::atBlockBegin(&scope.getBodyRegion().emplaceBlock());
   Value index =
-      runtime::call(b, loc, op, "tp_rt_group_rank", {b.getI64Type()},
-                    {ctx, runtime::siteBuffer(b, op),
-                     runtime::integerBuffer(b, loc, op, group->grid.getShape()),
-                     runtime::integerBuffer(b, loc, op, axes)})
+      runtime::call(
+          inner, loc, op, "tp_rt_group_rank", {b.getI64Type()},
+          {ctx, runtime::siteBuffer(inner, op),
+           runtime::integerBuffer(inner, loc, op, group->grid.getShape()),
+           runtime::integerBuffer(inner, loc, op, axes)})
           .getResult(0);
+  memref::AllocaScopeReturnOp::create(inner, loc, ValueRange{index});
   op.replaceAllUsesWith(
-      arith::IndexCastOp::create(b, loc, b.getIndexType(), index).getResult());
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), scope.getResult(0))
+          .getResult());
   op.erase();
   return success();
 }
@@ -97,9 +105,15 @@ struct TPToRuntimePass : tp::impl::TPToRuntimeBase<TPToRuntimePass> {
     for (func::FuncOp func : defined) {
       // C callers (embedders' drivers) get _mlir_ciface_ wrappers taking
       // descriptors by pointer.
-      if (func.isPublic())
+      // Their callers' buffers are read, never written in place.
+      if (func.isPublic()) {
         func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                       UnitAttr::get(func.getContext()));
+        for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+          if (isa<TensorType>(type))
+            func.setArgAttr(i, "bufferization.writable",
+                            BoolAttr::get(func.getContext(), false));
+      }
       bool hadContext = func.getNumArguments() > 0 &&
                         func.getArgAttr(0, kRankContextAttrName);
       addRankContext(func);

@@ -281,6 +281,7 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
 
   auto impl = std::make_unique<Impl>();
   impl->entryName = entry.getName().str();
+  impl->reportCrashes = options.reportCrashes;
   for (Type t : entry.getFunctionType().getInputs()) {
     impl->argTypes.push_back(*toDType(t));
     std::vector<int64_t> shape;

@@ -14,6 +14,8 @@ struct CompiledProgram::Impl {
   /// The packed wrapper of exec::kWrapperName.
   void (*function)(void **) = nullptr;
   std::string entryName;
+  /// Whether a signal in the compiled code is reported and ends the process.
+  bool reportCrashes = false;
   /// Element types of the entry's arguments and results.
   std::vector<rt::DType> argTypes, resultTypes;
   /// The arguments' shapes, ShapedType::kDynamic where dynamic (compiled

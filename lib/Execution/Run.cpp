@@ -1,5 +1,6 @@
 //===- Run.cpp - call compiled programs as ranks --------------------------===//
 
+#include "CrashReport.h"
 #include "Program.h"
 #include "tp/Runtime/MemRefs.h"
 #include "tp/Runtime/RankContext.h"
@@ -8,91 +9,13 @@
 #include "tp/Runtime/CudaBackend.h"
 #endif
 
-#include <csignal>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
-#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tp;
-
-//===----------------------------------------------------------------------===//
-// Compiled code that dies from a signal is reported with its rank and entry.
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// Which rank and entry the calling thread is running compiled code for.
-struct CompiledCodeScope {
-  static thread_local int rank;
-  static thread_local const char *entry;
-
-  CompiledCodeScope(int r, const char *e) {
-    rank = r;
-    entry = e;
-  }
-  ~CompiledCodeScope() { rank = -1; }
-};
-thread_local int CompiledCodeScope::rank = -1;
-thread_local const char *CompiledCodeScope::entry = nullptr;
-} // namespace
-
-static constexpr int kFatalSignals[] = {SIGFPE, SIGSEGV, SIGBUS, SIGILL,
-                                        SIGABRT};
-static struct sigaction previousActions[NSIG];
-
-static const char *describeSignal(int sig) {
-  switch (sig) {
-  case SIGFPE:
-    return "SIGFPE, an arithmetic fault (integer division by zero or "
-           "overflow)";
-  case SIGABRT:
-    return "SIGABRT: a runtime check failed (its report is above) or the "
-           "program aborted";
-  case SIGSEGV:
-    return "SIGSEGV, an invalid memory access (runtime checks find "
-           "out-of-bounds slices and bad casts)";
-  case SIGBUS:
-    return "SIGBUS, an invalid memory access";
-  default:
-    return "SIGILL, an illegal instruction";
-  }
-}
-
-static void onFatalSignal(int sig, siginfo_t *, void *) {
-  if (CompiledCodeScope::rank < 0) {
-    // Not compiled code: whoever handled it before (a sanitizer, the default).
-    sigaction(sig, &previousActions[sig], nullptr);
-    raise(sig);
-    return;
-  }
-  // Runtime checks report through stdio's stdout before they abort.
-  fflush(stdout);
-  char message[512];
-  int n = snprintf(message, sizeof(message),
-                   "%s: rank %d died in compiled code of @%s: %s\n",
-                   program_invocation_short_name, CompiledCodeScope::rank,
-                   CompiledCodeScope::entry ? CompiledCodeScope::entry : "?",
-                   describeSignal(sig));
-  if (n > 0)
-    (void)!write(STDERR_FILENO, message, std::min<size_t>(n, sizeof(message)));
-  _exit(1);
-}
-
-static void installCrashReporter() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction action;
-    std::memset(&action, 0, sizeof(action));
-    action.sa_sigaction = onFatalSignal;
-    action.sa_flags = SA_SIGINFO;
-    sigemptyset(&action.sa_mask);
-    for (int sig : kFatalSignals)
-      sigaction(sig, &action, &previousActions[sig]);
-  });
-}
 
 //===----------------------------------------------------------------------===//
 // One rank's call.
@@ -164,7 +87,6 @@ rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
                                " takes " + expected);
     }
   }
-  installCrashReporter();
   TPRtContext context(backend, world, rank);
   TPRtContext *contextPointer = &context;
   std::vector<ArgumentDescriptor> descriptors;
@@ -181,7 +103,9 @@ rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
   if (!results.empty())
     packed.push_back(results.data());
   {
-    CompiledCodeScope scope(rank, impl->entryName.c_str());
+    std::optional<exec::CrashScope> crashes;
+    if (impl->reportCrashes)
+      crashes.emplace(rank, impl->entryName.c_str());
     context.startGlue();
     impl->function(packed.data());
     context.traceGlue("return");

@@ -14,7 +14,7 @@ shard.grid @tp(shape = 2)
 // OOB: ERROR: Runtime op verification failed
 // OOB: tensor.extract_slice
 // OOB: Location: loc({{.*}}tp-run-compiled.mlir":[[@LINE+6]]:8)
-// OOB: tp-run: rank 1 died in compiled code of @out_of_bounds: SIGABRT: a runtime check failed
+// OOB: tp-run: rank 1 died running @out_of_bounds: SIGABRT: a runtime check failed
 func.func @out_of_bounds(%x: tensor<4x4xf32>) -> tensor<2x4xf32> {
   %rank = tp.group_rank on @tp axes = [0]
   %c3 = arith.constant 3 : index
@@ -27,7 +27,7 @@ func.func @out_of_bounds(%x: tensor<4x4xf32>) -> tensor<2x4xf32> {
 // checks, trusted without them (reading element 0 stays in bounds).
 // CHECKED: ERROR: Runtime op verification failed
 // CHECKED: Location: loc({{.*}}tp-run-compiled.mlir":[[@LINE+4]]:8)
-// CHECKED: tp-run: rank 0 died in compiled code of @narrow
+// CHECKED: tp-run: rank 0 died running @narrow
 // UNCHECKED: rank 0 result 0: tensor<f32>
 func.func @narrow(%b: tensor<?xf32>) -> f32 {
   %r = tensor.cast %b : tensor<?xf32> to tensor<4xf32>

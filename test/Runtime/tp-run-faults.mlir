@@ -14,7 +14,7 @@ shard.grid @pair(shape = 2)
 // Rank 2 divides by zero in compiled code (the divisor is only known at run
 // time): the process reports the rank and the function instead of dying
 // silently.
-// ONE: tp-run: rank 2 died in compiled code of @one_rank_fails: SIGFPE, an arithmetic fault
+// ONE: tp-run: rank 2 died running @one_rank_fails: SIGFPE, an arithmetic fault
 func.func @one_rank_fails(%x: tensor<2x4xf32>) -> (tensor<8x4xf32>, i64) {
   %rank = tp.group_rank on @tp axes = [0]
   %r = arith.index_cast %rank : index to i64
@@ -68,7 +68,7 @@ func.func @unsupported(%x: tensor<4x4xf32>) -> tensor<1x16xf32> {
 // reports the op and its location, then tp-run names the rank.
 // BIAS: ERROR: Runtime op verification failed
 // BIAS: Location: loc({{.*}}tp-run-faults.mlir":[[@LINE+4]]:8)
-// BIAS: tp-run: rank {{[0-3]}} died in compiled code of @dynamic_bias: SIGABRT: a runtime check failed
+// BIAS: tp-run: rank {{[0-3]}} died running @dynamic_bias: SIGABRT: a runtime check failed
 func.func @dynamic_bias(%x: tensor<2x4xf32>, %b: tensor<?xf32>) -> tensor<2x4xf32> {
   %d = tensor.cast %x : tensor<2x4xf32> to tensor<2x?xf32>
   %y = tp.bias_add %d, %b : tensor<2x?xf32>, tensor<?xf32>

@@ -144,15 +144,41 @@ TEST_F(ABIRank, AWrongResultBufferFailsTheOpAndLaterCallsAreIgnored) {
   EXPECT_TRUE(world.failed());
   EXPECT_STREQ(tpRtContextError(&ctx), ctx.error.message().c_str());
 
-  // A later op does nothing: its result buffer keeps its contents.
+  // A later op does nothing but zero its result buffer, so the glue that
+  // still runs reads zeros, not uninitialized memory.
   std::vector<float> later(4, -1);
   Descriptor dlater(later.data(), {2, 2}, {2, 1});
   _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
   _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
   _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dlater.memref);
   _mlir_ciface_tp_rt_matmul(&ctx, &text.memref, 0);
-  EXPECT_EQ(later, (std::vector<float>(4, -1)));
+  EXPECT_EQ(later, (std::vector<float>(4, 0)));
   EXPECT_TRUE(ctx.staged.empty());
+}
+
+TEST_F(ABIRank, AMissingOperandOrAnUnknownScalingFailsTheOp) {
+  std::vector<float> a = {1, 2, 3, 4}, out(4, 7);
+  Descriptor da(a.data(), {2, 2}, {2, 1}), dout(out.data(), {2, 2}, {2, 1});
+  auto text = site("'tp.matmul' at t.mlir:3:1");
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
+  _mlir_ciface_tp_rt_matmul(&ctx, &text.memref, 0);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(), "'tp.matmul' at t.mlir:3:1: no buffer of "
+                                 "role 3 (index 0) was staged");
+  EXPECT_EQ(out, (std::vector<float>(4, 0)));
+
+  World other(1, std::chrono::milliseconds(5000));
+  std::unique_ptr<Backend> backend2 = createCpuBackend(other, 0);
+  TPRtContext fresh(*backend2, other, 0);
+  auto quantizeSite = site("'tp.quantize' at t.mlir:4:1");
+  _mlir_ciface_tp_rt_buffer_f32(&fresh, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_quantize(&fresh, &quantizeSite.memref, 9);
+  ASSERT_FALSE(fresh.error.isOk());
+  EXPECT_EQ(fresh.error.message(),
+            "'tp.quantize' at t.mlir:4:1: unknown scaling code 9");
+  EXPECT_STREQ(tpRtContextError(nullptr),
+               "no context (tpRtRunContext returned null)");
 }
 
 TEST_F(ABIRank, ABiasOfTheWrongLengthFailsTheFusedOp) {

@@ -478,6 +478,7 @@ static int runTool(int argc, char **argv,
   options.timeout = std::chrono::milliseconds(timeoutMs);
   options.trace = trace.get();
   options.runtimeChecks = !noRuntimeChecks;
+  options.reportCrashes = true;
 
   if (reporter)
     llvm::outs() << "tp-run: @" << entry.getName() << " on " << numRanks

@@ -40,6 +40,10 @@ struct ExecutionOptions {
   rt::TraceRecorder *trace = nullptr;
   /// Upstream's runtime verification in the compiled code.
   bool runtimeChecks = true;
+  /// A rank that dies from a signal (a failed runtime check's abort, an
+  /// integer division by zero) prints its rank and entry and ends the
+  /// process with status 1. For tools; embedders keep their own handlers.
+  bool reportCrashes = false;
 };
 
 /// One rank's inputs (scalars as rank-0 tensors) and, after a run, results.

@@ -23,6 +23,9 @@ Tensor toTensor(const TPRtUnrankedMemRef &buffer, DType dtype);
 Status fromTensor(const Tensor &value, const TPRtUnrankedMemRef &buffer,
                   DType dtype, const std::string &what);
 
+/// Sets every element of `buffer` to zero bits.
+void zeroFill(const TPRtUnrankedMemRef &buffer, DType dtype);
+
 /// The text of a rank-1 i8 memref.
 std::string textOf(const TPRtUnrankedMemRef *buffer);
 

@@ -37,6 +37,21 @@ void TPRtContext::traceGlue(const std::string &until) {
                   glueStartUs, now);
 }
 
+static std::optional<Scaling> toScaling(int32_t mode) {
+  switch (mode) {
+  case TP_RT_PER_TENSOR:
+    return Scaling::PerTensor;
+  case TP_RT_ROW_WISE:
+    return Scaling::RowWise;
+  case TP_RT_MXFP8:
+    return Scaling::MXFP8;
+  case TP_RT_NVFP4:
+    return Scaling::NVFP4;
+  default:
+    return std::nullopt;
+  }
+}
+
 namespace {
 /// The op being run: its site and the buffers staged for it, as tensors.
 class Call {
@@ -47,7 +62,15 @@ public:
     if (live())
       ctx->traceGlue(site);
   }
-  ~Call() { ctx.startGlue(); }
+  /// A failed or skipped op leaves zeros, not uninitialized memory, for the
+  /// glue that still runs after it.
+  ~Call() {
+    if (!ctx.error.isOk())
+      for (const TPRtContext::Staged &s : staged)
+        if (s.role == TP_RT_ROLE_RESULT)
+          abi::zeroFill(s.buffer, s.dtype);
+    ctx.startGlue();
+  }
 
   /// False once this rank has failed: the op does nothing.
   bool live() const { return ctx.error.isOk(); }
@@ -63,6 +86,22 @@ public:
         return &tensors.emplace(key, abi::toTensor(s.buffer, s.dtype))
                     .first->second;
     return nullptr;
+  }
+  /// The staged operand of `role` (number `index`); fails the op when the
+  /// caller staged none (a program compiled against another ABI).
+  const Tensor *require(int32_t role, int32_t index = 0) {
+    const Tensor *tensor = operand(role, index);
+    if (!tensor && live())
+      fail("no buffer of role " + std::to_string(role) + " (index " +
+           std::to_string(index) + ") was staged");
+    return tensor;
+  }
+  /// The scaling of code `mode`; fails the op for an unknown code.
+  std::optional<Scaling> scalingOf(int32_t mode) {
+    std::optional<Scaling> scaling = toScaling(mode);
+    if (!scaling)
+      fail("unknown scaling code " + std::to_string(mode));
+    return scaling;
   }
   /// How many operands of `role` were staged.
   int count(int32_t role) const {
@@ -91,6 +130,9 @@ public:
     for (const TPRtContext::Staged &s : staged) {
       if (s.role != TP_RT_ROLE_RESULT)
         continue;
+      if (s.index < 0 || s.index >= static_cast<int32_t>(values.size()))
+        return ctx.fail(site + ": result index " + std::to_string(s.index) +
+                        " of " + std::to_string(values.size()));
       Status written =
           abi::fromTensor(values[s.index], s.buffer, s.dtype,
                           site + ": result " + std::to_string(s.index));
@@ -163,21 +205,6 @@ static Reduction toReduction(int32_t kind) {
   }
 }
 
-static std::optional<Scaling> toScaling(int32_t mode) {
-  switch (mode) {
-  case TP_RT_PER_TENSOR:
-    return Scaling::PerTensor;
-  case TP_RT_ROW_WISE:
-    return Scaling::RowWise;
-  case TP_RT_MXFP8:
-    return Scaling::MXFP8;
-  case TP_RT_NVFP4:
-    return Scaling::NVFP4;
-  default:
-    return std::nullopt;
-  }
-}
-
 static Schedule toSchedule(int32_t algorithm, int64_t chunks) {
   Schedule schedule;
   schedule.algorithm = algorithm == TP_RT_RING ? Schedule::Algorithm::Ring
@@ -216,9 +243,12 @@ void _mlir_ciface_tp_rt_all_gather(TPRtContext *ctx, TPRtUnrankedMemRef *site,
   std::optional<Group> group = call.group(grid, axes);
   if (!group)
     return;
+  const Tensor *input = call.require(TP_RT_ROLE_INPUT);
+  if (!input)
+    return;
   Tensor result;
-  Status status = call.backend().allGather(
-      *group, *call.operand(TP_RT_ROLE_INPUT), dim, call.site, result);
+  Status status =
+      call.backend().allGather(*group, *input, dim, call.site, result);
   call.finish(status, result);
 }
 
@@ -233,10 +263,12 @@ void _mlir_ciface_tp_rt_reduce_scatter(TPRtContext *ctx,
   std::optional<Group> group = call.group(grid, axes);
   if (!group)
     return;
+  const Tensor *input = call.require(TP_RT_ROLE_INPUT);
+  if (!input)
+    return;
   Tensor result;
-  Status status =
-      call.backend().reduceScatter(*group, *call.operand(TP_RT_ROLE_INPUT), dim,
-                                   toReduction(reduction), call.site, result);
+  Status status = call.backend().reduceScatter(
+      *group, *input, dim, toReduction(reduction), call.site, result);
   call.finish(status, result);
 }
 
@@ -250,10 +282,12 @@ void _mlir_ciface_tp_rt_all_reduce(TPRtContext *ctx, TPRtUnrankedMemRef *site,
   std::optional<Group> group = call.group(grid, axes);
   if (!group)
     return;
+  const Tensor *input = call.require(TP_RT_ROLE_INPUT);
+  if (!input)
+    return;
   Tensor result;
-  Status status =
-      call.backend().allReduce(*group, *call.operand(TP_RT_ROLE_INPUT),
-                               toReduction(reduction), call.site, result);
+  Status status = call.backend().allReduce(
+      *group, *input, toReduction(reduction), call.site, result);
   call.finish(status, result);
 }
 
@@ -273,20 +307,27 @@ void _mlir_ciface_tp_rt_matmul(TPRtContext *ctx, TPRtUnrankedMemRef *site,
   Call call(ctx, site);
   if (!call.live())
     return;
+  const Tensor *a = call.require(TP_RT_ROLE_INPUT);
+  const Tensor *b = call.require(TP_RT_ROLE_WEIGHT);
+  if (!a || !b)
+    return;
   Tensor result;
-  Status status = call.backend().matmul(*call.operand(TP_RT_ROLE_INPUT),
-                                        *call.operand(TP_RT_ROLE_WEIGHT),
-                                        transposeB != 0, call.site, result);
+  Status status =
+      call.backend().matmul(*a, *b, transposeB != 0, call.site, result);
   call.finish(status, result);
 }
 
-/// Operand `index` of `role` with its scales, as the backend takes it.
-static Operand scaledOperand(Call &call, bool input, int32_t index,
-                             std::optional<Scaling> scaling) {
+/// Operand `index` of `role` with its scales, as the backend takes it; its
+/// data (and scale, when scaled) must have been staged.
+static std::optional<Operand> scaledOperand(Call &call, bool input,
+                                            int32_t index,
+                                            std::optional<Scaling> scaling) {
   Operand op = Operand::plain(
-      call.operand(input ? TP_RT_ROLE_INPUT : TP_RT_ROLE_WEIGHT, index));
-  op.scale = call.operand(
-      input ? TP_RT_ROLE_INPUT_SCALE : TP_RT_ROLE_WEIGHT_SCALE, index);
+      call.require(input ? TP_RT_ROLE_INPUT : TP_RT_ROLE_WEIGHT, index));
+  int32_t scaleRole = input ? TP_RT_ROLE_INPUT_SCALE : TP_RT_ROLE_WEIGHT_SCALE;
+  op.scale = scaling ? call.require(scaleRole, index) : nullptr;
+  if (!op.data || (scaling && !op.scale))
+    return std::nullopt;
   op.globalScale = call.operand(
       input ? TP_RT_ROLE_INPUT_GLOBAL : TP_RT_ROLE_WEIGHT_GLOBAL, index);
   op.scaling = scaling;
@@ -299,11 +340,17 @@ void _mlir_ciface_tp_rt_scaled_matmul(TPRtContext *ctx,
   Call call(ctx, site);
   if (!call.live())
     return;
-  std::optional<Scaling> mode = toScaling(scaling);
+  std::optional<Scaling> mode = call.scalingOf(scaling);
+  if (!mode)
+    return;
+  std::optional<Operand> a = scaledOperand(call, true, 0, mode);
+  std::optional<Operand> b = scaledOperand(call, false, 0, mode);
+  if (!a || !b)
+    return;
   Tensor result;
-  Status status = call.backend().scaledMatmul(
-      scaledOperand(call, true, 0, mode), scaledOperand(call, false, 0, mode),
-      call.operand(TP_RT_ROLE_BIAS), call.resultType(0), call.site, result);
+  Status status =
+      call.backend().scaledMatmul(*a, *b, call.operand(TP_RT_ROLE_BIAS),
+                                  call.resultType(0), call.site, result);
   call.finish(status, result);
 }
 
@@ -312,10 +359,13 @@ void _mlir_ciface_tp_rt_quantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
   Call call(ctx, site);
   if (!call.live())
     return;
+  std::optional<Scaling> mode = call.scalingOf(scaling);
+  const Tensor *input = call.require(TP_RT_ROLE_INPUT);
+  if (!mode || !input)
+    return;
   Quantized q;
   std::string error;
-  if (!quantize(*call.operand(TP_RT_ROLE_INPUT), *toScaling(scaling),
-                call.resultType(0), q, error))
+  if (!quantize(*input, *mode, call.resultType(0), q, error))
     return call.fail(error);
   std::vector<Tensor> results = {q.data, q.scale};
   if (call.count(TP_RT_ROLE_RESULT) == 3)
@@ -328,11 +378,14 @@ void _mlir_ciface_tp_rt_dequantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
   Call call(ctx, site);
   if (!call.live())
     return;
+  std::optional<Scaling> mode = call.scalingOf(scaling);
+  const Tensor *input = call.require(TP_RT_ROLE_INPUT);
+  const Tensor *scale = call.require(TP_RT_ROLE_INPUT_SCALE);
+  if (!mode || !input || !scale)
+    return;
   Tensor result;
   std::string error;
-  if (!dequantize(*call.operand(TP_RT_ROLE_INPUT),
-                  *call.operand(TP_RT_ROLE_INPUT_SCALE),
-                  call.operand(TP_RT_ROLE_INPUT_GLOBAL), *toScaling(scaling),
+  if (!dequantize(*input, *scale, call.operand(TP_RT_ROLE_INPUT_GLOBAL), *mode,
                   call.resultType(0), result, error))
     return call.fail(error);
   call.finish(Status::ok(), result);
@@ -350,12 +403,18 @@ void _mlir_ciface_tp_rt_all_gather_matmul(
     return;
   std::optional<Scaling> mode = toScaling(scaling);
   AllGatherMatmulArgs args;
-  args.a = scaledOperand(call, true, 0, mode);
+  std::optional<Operand> a = scaledOperand(call, true, 0, mode);
+  if (!a)
+    return;
+  args.a = *a;
   int weights = call.count(TP_RT_ROLE_WEIGHT);
   // Results: the gathered A (and its scale when scaled), then the products.
   int firstProduct = returnGathered ? (mode ? 2 : 1) : 0;
   for (int i = 0; i < weights; ++i) {
-    args.bs.push_back(scaledOperand(call, false, i, mode));
+    std::optional<Operand> b = scaledOperand(call, false, i, mode);
+    if (!b)
+      return;
+    args.bs.push_back(*b);
     args.biases.push_back(call.operand(TP_RT_ROLE_BIAS, i));
     args.outTypes.push_back(call.resultType(firstProduct + i));
     const Tensor &w = *args.bs.back().data;
@@ -387,8 +446,12 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
     return;
   std::optional<Scaling> mode = toScaling(scaling);
   MatmulReduceScatterArgs args;
-  args.a = scaledOperand(call, true, 0, mode);
-  args.b = scaledOperand(call, false, 0, mode);
+  std::optional<Operand> a = scaledOperand(call, true, 0, mode);
+  std::optional<Operand> b = scaledOperand(call, false, 0, mode);
+  if (!a || !b)
+    return;
+  args.a = *a;
+  args.b = *b;
   args.bias = call.operand(TP_RT_ROLE_BIAS);
   args.addend = call.operand(TP_RT_ROLE_ADDEND);
   args.outType = call.resultType(returnUnreduced ? 1 : 0);

@@ -97,6 +97,14 @@ Status abi::fromTensor(const Tensor &value, const TPRtUnrankedMemRef &buffer,
   return Status::ok();
 }
 
+void abi::zeroFill(const TPRtUnrankedMemRef &buffer, DType dtype) {
+  size_t size = byteSize(dtype);
+  View view = viewOf(buffer, size);
+  forEachRun(view, size, [&](int64_t byteOffset, int64_t, int64_t n) {
+    std::memset(view.base + byteOffset, 0, n * size);
+  });
+}
+
 std::string abi::textOf(const TPRtUnrankedMemRef *buffer) {
   View view = viewOf(*buffer, 1);
   if (view.sizes.size() != 1)

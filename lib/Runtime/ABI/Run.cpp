@@ -38,6 +38,8 @@ TPRtContext *tpRtRunContext(TPRtRun *run, int32_t rank) {
 }
 
 const char *tpRtContextError(TPRtContext *ctx) {
+  if (!ctx)
+    return "no context (tpRtRunContext returned null)";
   return ctx->error.isOk() ? nullptr : ctx->error.message().c_str();
 }
 

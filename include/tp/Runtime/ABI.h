@@ -3,7 +3,7 @@
 |* The contract between code that `tp-lower-to-llvm` produces and the runtime *|
 |* library. Every `tp` op on buffers becomes one call sequence:               *|
 |*                                                                            *|
-|*   tp_rt_buffer(ctx, role, index, buffer, dtype)   once per operand/result  *|
+|*   tp_rt_buffer_<type>(ctx, role, index, buffer)   per operand and result  *|
 |*   tp_rt_<kind>(ctx, site, ..., attributes)        runs the op              *|
 |*                                                                            *|
 |* Buffers are MLIR unranked memrefs passed by the C-interface convention     *|

@@ -169,6 +169,22 @@ int main(void) {
   // CHECK: diagnostic: tp-async-tp: 'tp-axis' must be a grid axis or -1, got -7
   // CHECK: bad axis: failed
   mlirModuleDestroy(module);
+
+  /* A program on a grid of dynamic size cannot be lowered: a diagnostic and
+   * a failure, not a crash. */
+  module = mlirModuleCreateParse(
+      context, mlirStringRefCreateFromCString(
+                   "shard.grid @g(shape = ?)\n"
+                   "func.func @f() -> index {\n"
+                   "  %r = tp.group_rank on @g axes = [0]\n"
+                   "  return %r : index\n"
+                   "}\n"));
+  bad = tpRunLowerToLLVMPipeline(module, tpLowerToLLVMOptionsDefault());
+  printf("dynamic grid: %s\n",
+         mlirLogicalResultIsFailure(bad) ? "failed" : "succeeded");
+  // CHECK: diagnostic: grid @g has a dynamic size; compiled programs need static grids
+  // CHECK: dynamic grid: failed
+  mlirModuleDestroy(module);
   mlirContextDestroy(context);
   return 0;
 }

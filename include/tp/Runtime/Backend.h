@@ -1,8 +1,9 @@
 //===- Backend.h - what a runtime backend implements ------------*- C++ -*-===//
 //
-// One Backend object per rank. The interpreter (tp-run) calls it for every
-// collective, GEMM and fused collective-GEMM; the CPU backend runs them on
-// threads and a BLAS, the CUDA backend on cuBLASLt and NCCL. Every call names
+// One Backend object per rank. Compiled code calls it, through the runtime
+// ABI (ABI.h), for every collective, GEMM and fused collective-GEMM; the CPU
+// backend runs them on threads and a BLAS, the CUDA backend on cuBLASLt and
+// NCCL. Every call names
 // its `site` ("tp.all_gather at file:line") so errors and traces point at the
 // IR.
 //

@@ -3,9 +3,8 @@
 // One Backend object per rank. Compiled code calls it, through the runtime
 // ABI (ABI.h), for every collective, GEMM and fused collective-GEMM; the CPU
 // backend runs them on threads and a BLAS, the CUDA backend on cuBLASLt and
-// NCCL. Every call names
-// its `site` ("tp.all_gather at file:line") so errors and traces point at the
-// IR.
+// NCCL. Every call names its `site` ("tp.all_gather at file:line") so errors
+// and traces point at the IR.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,4 @@
-// upstream's shard-partition output for ../shared/examples/upstream/seqpar_mlp.mlir:
+// upstream's shard-partition output for test/Pipelines/Inputs/seqpar_mlp.mlir:
 //   mlir-opt-22 seqpar_mlp.mlir --pass-pipeline='builtin.module(func.func(shard-partition,canonicalize,cse))'
 module {
   shard.grid @tp(shape = 8)

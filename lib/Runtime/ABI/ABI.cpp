@@ -223,6 +223,23 @@ static std::string biasMismatch(const Tensor *bias, int64_t n) {
          std::to_string(n) + " columns";
 }
 
+/// Runs `collective` on the staged input and the group of (grid, axes).
+template <typename Collective>
+static void runCollective(TPRtContext *ctx, TPRtUnrankedMemRef *site,
+                          TPRtUnrankedMemRef *grid, TPRtUnrankedMemRef *axes,
+                          Collective collective) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  std::optional<Group> group = call.group(grid, axes);
+  const Tensor *input = group ? call.require(TP_RT_ROLE_INPUT) : nullptr;
+  if (!input)
+    return;
+  Tensor result;
+  Status status = collective(call.backend(), *group, *input, call.site, result);
+  call.finish(status, result);
+}
+
 extern "C" {
 
 #define TP_RT_DEFINE_BUFFER(NAME, DTYPE)                                       \
@@ -237,19 +254,11 @@ TP_RT_BUFFER_TYPES(TP_RT_DEFINE_BUFFER)
 void _mlir_ciface_tp_rt_all_gather(TPRtContext *ctx, TPRtUnrankedMemRef *site,
                                    TPRtUnrankedMemRef *grid,
                                    TPRtUnrankedMemRef *axes, int64_t dim) {
-  Call call(ctx, site);
-  if (!call.live())
-    return;
-  std::optional<Group> group = call.group(grid, axes);
-  if (!group)
-    return;
-  const Tensor *input = call.require(TP_RT_ROLE_INPUT);
-  if (!input)
-    return;
-  Tensor result;
-  Status status =
-      call.backend().allGather(*group, *input, dim, call.site, result);
-  call.finish(status, result);
+  runCollective(ctx, site, grid, axes,
+                [&](Backend &backend, const Group &group, const Tensor &input,
+                    const std::string &where, Tensor &result) {
+                  return backend.allGather(group, input, dim, where, result);
+                });
 }
 
 void _mlir_ciface_tp_rt_reduce_scatter(TPRtContext *ctx,
@@ -257,38 +266,24 @@ void _mlir_ciface_tp_rt_reduce_scatter(TPRtContext *ctx,
                                        TPRtUnrankedMemRef *grid,
                                        TPRtUnrankedMemRef *axes, int64_t dim,
                                        int32_t reduction) {
-  Call call(ctx, site);
-  if (!call.live())
-    return;
-  std::optional<Group> group = call.group(grid, axes);
-  if (!group)
-    return;
-  const Tensor *input = call.require(TP_RT_ROLE_INPUT);
-  if (!input)
-    return;
-  Tensor result;
-  Status status = call.backend().reduceScatter(
-      *group, *input, dim, toReduction(reduction), call.site, result);
-  call.finish(status, result);
+  runCollective(ctx, site, grid, axes,
+                [&](Backend &backend, const Group &group, const Tensor &input,
+                    const std::string &where, Tensor &result) {
+                  return backend.reduceScatter(
+                      group, input, dim, toReduction(reduction), where, result);
+                });
 }
 
 void _mlir_ciface_tp_rt_all_reduce(TPRtContext *ctx, TPRtUnrankedMemRef *site,
                                    TPRtUnrankedMemRef *grid,
                                    TPRtUnrankedMemRef *axes,
                                    int32_t reduction) {
-  Call call(ctx, site);
-  if (!call.live())
-    return;
-  std::optional<Group> group = call.group(grid, axes);
-  if (!group)
-    return;
-  const Tensor *input = call.require(TP_RT_ROLE_INPUT);
-  if (!input)
-    return;
-  Tensor result;
-  Status status = call.backend().allReduce(
-      *group, *input, toReduction(reduction), call.site, result);
-  call.finish(status, result);
+  runCollective(ctx, site, grid, axes,
+                [&](Backend &backend, const Group &group, const Tensor &input,
+                    const std::string &where, Tensor &result) {
+                  return backend.allReduce(group, input, toReduction(reduction),
+                                           where, result);
+                });
 }
 
 int64_t _mlir_ciface_tp_rt_group_rank(TPRtContext *ctx,

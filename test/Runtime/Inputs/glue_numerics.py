@@ -28,6 +28,15 @@ from numerics_common import compare, finish, run
 
 S, H, F, NH, HD = 4, 32, 64, 8, 4  # local rows, hidden, ffn, heads, head dim
 EPS = 1e-5
+# Body of a rowwise() generic: x / sqrt(r / H + eps), r a row's sum of
+# squares (RMSNorm) or of squared deviations (LayerNorm).
+INVERSE_RMS = f"""    %h = arith.constant {float(H)} : f32
+    %e = arith.constant {EPS:e} : f32
+    %m = arith.divf %r, %h : f32
+    %v = arith.addf %m, %e : f32
+    %s = math.rsqrt %v : f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32"""
 
 
 def t(shape, dt):
@@ -115,13 +124,7 @@ class Program:
         xf = self.convert(x, [rows, H], self.dt, "f32")
         sq, _ = self.emit(f"arith.mulf {xf}, {xf} : {t([rows, H], 'f32')}", [rows, H], "f32")
         ss = self.row_sum(sq, rows, H, "linalg.reduce")
-        inv = self.rowwise(xf, ss, rows, H, f"""    %h = arith.constant {float(H)} : f32
-    %e = arith.constant {EPS:e} : f32
-    %m = arith.divf %r, %h : f32
-    %v = arith.addf %m, %e : f32
-    %s = math.rsqrt %v : f32
-    %y = arith.mulf %x, %s : f32
-    linalg.yield %y : f32""")
+        inv = self.rowwise(xf, ss, rows, H, INVERSE_RMS)
         wf = self.convert(w, [H], self.dt, "f32")
         empty, _ = self.emit(f"tensor.empty() : {t([rows, H], 'f32')}", [rows, H], "f32")
         scaled, _ = self.emit(
@@ -143,13 +146,7 @@ class Program:
         sq, _ = self.emit(f"arith.mulf {centered}, {centered} : {t([rows, H], 'f32')}",
                           [rows, H], "f32")
         var = self.row_sum(sq, rows, H, "generic")
-        normed = self.rowwise(centered, var, rows, H, f"""    %h = arith.constant {float(H)} : f32
-    %e = arith.constant {EPS:e} : f32
-    %m = arith.divf %r, %h : f32
-    %v = arith.addf %m, %e : f32
-    %s = math.rsqrt %v : f32
-    %y = arith.mulf %x, %s : f32
-    linalg.yield %y : f32""")
+        normed = self.rowwise(centered, var, rows, H, INVERSE_RMS)
         g = self.convert(gamma, [H], self.dt, "f32")
         b = self.convert(beta, [H], self.dt, "f32")
         empty, _ = self.emit(f"tensor.empty() : {t([rows, H], 'f32')}", [rows, H], "f32")

@@ -32,71 +32,6 @@ using namespace mlir::tp;
 
 const char *const exec::kWrapperName = "__tp_entry";
 
-/// `entry` and every function it calls, directly or not.
-static SmallVector<func::FuncOp> reachableFrom(func::FuncOp entry) {
-  auto module = entry->getParentOfType<ModuleOp>();
-  SmallVector<func::FuncOp> found = {entry};
-  for (size_t i = 0; i < found.size(); ++i)
-    found[i].walk([&](func::CallOp call) {
-      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-      if (callee && !llvm::is_contained(found, callee))
-        found.push_back(callee);
-    });
-  return found;
-}
-
-/// Every grid a tp op of `entry` (or its callees) names must be static and
-/// span the run's ranks: checked before compiling, with the op's location.
-static rt::Status checkGrids(func::FuncOp entry, int ranks) {
-  rt::Status status = rt::Status::ok();
-  for (func::FuncOp func : reachableFrom(entry))
-    if (status.isOk())
-      func.walk([&](Operation *op) {
-        if (isa<shard::ShardDialect>(op->getDialect()) &&
-            !isa<shard::GridOp>(op)) {
-          status = rt::Status::error(
-              mlir::tp::siteOf(op) +
-              ": tp-import does not raise this op, and compiled programs "
-              "cannot run shard ops");
-          return WalkResult::interrupt();
-        }
-        auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid");
-        if (!gridRef || !isa<TPDialect>(op->getDialect()))
-          return WalkResult::advance();
-        auto grid =
-            SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridRef);
-        std::string site = mlir::tp::siteOf(op);
-        if (!grid) {
-          status = rt::Status::error(site + ": unknown grid @" +
-                                     gridRef.getValue().str());
-          return WalkResult::interrupt();
-        }
-        // Extents below 1 or a product that overflows cannot span the run.
-        int64_t total = 1;
-        bool fits = true;
-        for (int64_t d : grid.getShape()) {
-          if (ShapedType::isDynamic(d)) {
-            status = rt::Status::error(
-                site + ": grid @" + gridRef.getValue().str() +
-                " has a dynamic size; tp-run needs static grids");
-            return WalkResult::interrupt();
-          }
-          fits = fits && d >= 1 && !__builtin_mul_overflow(total, d, &total);
-        }
-        if (!fits || total != ranks) {
-          std::string grid = "grid @" + gridRef.getValue().str();
-          status = rt::Status::error(
-              site + ": " + grid +
-              (fits ? " has " + std::to_string(total) + " ranks"
-                    : " does not span the run") +
-              " but the run has " + std::to_string(ranks) + " (set --ranks)");
-          return WalkResult::interrupt();
-        }
-        return WalkResult::advance();
-      });
-  return status;
-}
-
 /// memref<*xT> for a memref of T or a scalar T.
 static Type unrankedOf(Type type) {
   if (auto memref = dyn_cast<MemRefType>(type))
@@ -261,23 +196,7 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
                                     std::unique_ptr<CompiledProgram> &program) {
   auto start = std::chrono::steady_clock::now();
   auto original = entry->getParentOfType<ModuleOp>();
-  TP_RETURN_IF_ERROR(checkGrids(entry, options.ranks));
-  // Ranked tensors and scalars of the runtime's element types: nothing else
-  // has a descriptor the driver could build or read.
-  auto exchangeable = [](Type t) {
-    return (isa<RankedTensorType>(t) || t.isIntOrIndexOrFloat()) &&
-           toDType(t).has_value();
-  };
-  for (Type t : entry.getFunctionType().getInputs())
-    if (!exchangeable(t))
-      return rt::Status::error("@" + entry.getName().str() +
-                               " takes a value of type " + exec::typeText(t) +
-                               ", which tp-run cannot feed");
-  for (Type t : entry.getFunctionType().getResults())
-    if (!exchangeable(t))
-      return rt::Status::error("@" + entry.getName().str() +
-                               " returns a value of type " + exec::typeText(t) +
-                               ", which tp-run cannot read");
+  TP_RETURN_IF_ERROR(checkProgram(entry, options.ranks));
 
   auto impl = std::make_unique<Impl>();
   impl->entryName = entry.getName().str();
@@ -305,7 +224,7 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
   // Only what the entry reaches is compiled: other functions of the file may
   // be meant for other runs (other rank counts, other entries).
   auto copiedEntry = module->lookupSymbol<func::FuncOp>(entry.getName());
-  SmallVector<func::FuncOp> reachable = reachableFrom(copiedEntry);
+  SmallVector<func::FuncOp> reachable = exec::reachableFrom(copiedEntry);
   for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
     if (!func.isDeclaration() && !llvm::is_contained(reachable, func))
       func.erase();

@@ -38,12 +38,32 @@ rt::Status mlir::tp::resolveArgumentShapes(
     const std::map<unsigned, std::vector<int64_t>> &argShapes,
     int64_t dynamicSize, std::vector<std::vector<int64_t>> &shapes) {
   shapes.clear();
+  unsigned numArgs = entry.getNumArguments();
+  for (const auto &[index, shape] : argShapes) {
+    if (index >= numArgs)
+      return rt::Status::error(
+          "--arg-shape " + std::to_string(index) + "=...: @" +
+          entry.getName().str() + " takes " + std::to_string(numArgs) +
+          " argument" + (numArgs == 1 ? "" : "s") +
+          (numArgs ? " (0 to " + std::to_string(numArgs - 1) + ")" : ""));
+    if (!isa<RankedTensorType>(entry.getArgumentTypes()[index]))
+      return rt::Status::error(
+          "--arg-shape " + std::to_string(index) + "=...: argument " +
+          std::to_string(index) + " is " +
+          exec::typeText(entry.getArgumentTypes()[index]) +
+          ", not a ranked tensor");
+  }
+  if (dynamicSize < 0)
+    return rt::Status::error("the size of dynamic dims must not be negative, "
+                             "got " +
+                             std::to_string(dynamicSize));
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
     auto tensorType = dyn_cast<RankedTensorType>(type);
     if (!tensorType) {
       if (!type.isIntOrIndexOrFloat() || !toDType(type))
-        return rt::Status::error("argument " + std::to_string(i) +
-                                 " has a type tp-run cannot feed");
+        return rt::Status::error("argument " + std::to_string(i) + " is " +
+                                 exec::typeText(type) +
+                                 ", which tp-run cannot feed");
       shapes.push_back({});
       continue;
     }
@@ -92,7 +112,11 @@ rt::Status mlir::tp::makeRandomInputs(
   args.clear();
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
     rt::DType dtype = *toDType(type);
-    rt::Tensor tensor(dtype, shapes[i]);
+    rt::Tensor tensor;
+    std::string error;
+    if (!rt::Tensor::tryAllocate(dtype, shapes[i], tensor, error))
+      return rt::Status::error("argument " + std::to_string(i) + " of rank " +
+                               std::to_string(rank) + ": " + error);
     uint64_t stream = mix(seed ^ mix(uint64_t(rank) << 32 ^ i));
     for (int64_t k = 0, n = tensor.numElements(); k < n; ++k) {
       uint64_t bits = mix(stream + k);

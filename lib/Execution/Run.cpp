@@ -9,6 +9,7 @@
 #include "tp/Runtime/CudaBackend.h"
 #endif
 
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -149,6 +150,74 @@ static rt::Status createBackend(const std::string &name, rt::World &world,
   return rt::Status::error("unknown backend '" + name + "'");
 }
 
+namespace {
+/// What rank threads share. A rank that does not stop (compiled code cannot
+/// be interrupted) may outlive executeSPMD, so it holds its own reference.
+struct SpmdRun {
+  SpmdRun(const ExecutionOptions &options, std::vector<RankValues> values)
+      : backend(options.backend), world(options.ranks, options.timeout,
+                                        options.trace),
+        perRank(std::move(values)), running(options.ranks, true) {}
+
+  std::string backend;
+  std::unique_ptr<CompiledProgram> program;
+  rt::World world;
+  std::vector<RankValues> perRank;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<bool> running;
+  int finished = 0;
+
+  void runRank(int rank) {
+    std::unique_ptr<rt::Backend> rankBackend;
+    rt::Status status = createBackend(backend, world, rank, rankBackend);
+    if (status.isOk())
+      status = program->run(*rankBackend, world, rank, perRank[rank]);
+    if (!status.isOk())
+      world.fail(rank, status.message());
+    std::lock_guard<std::mutex> lock(mutex);
+    running[rank] = false;
+    ++finished;
+    changed.notify_all();
+  }
+
+  /// Waits until every rank finished or `until` passed (or, with
+  /// `untilFailure`, a rank failed); whether every rank finished.
+  bool waitForRanks(std::chrono::steady_clock::time_point until,
+                    bool untilFailure) {
+    std::unique_lock<std::mutex> lock(mutex);
+    int total = static_cast<int>(running.size());
+    // Short waits: a failure does not notify.
+    while (finished < total && std::chrono::steady_clock::now() < until &&
+           !(untilFailure && world.failed()))
+      changed.wait_for(lock, std::chrono::milliseconds(10));
+    return finished == total;
+  }
+
+  /// "ranks 1, 3" still running (at most a few named).
+  std::string stillRunning() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<int> ranks;
+    for (size_t r = 0; r < running.size(); ++r)
+      if (running[r])
+        ranks.push_back(static_cast<int>(r));
+    std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+    for (size_t i = 0; i < ranks.size() && i < 8; ++i)
+      text += (i ? ", " : "") + std::to_string(ranks[i]);
+    if (ranks.size() > 8)
+      text += " and " + std::to_string(ranks.size() - 8) + " more";
+    return text;
+  }
+};
+} // namespace
+
+/// How long ranks get to stop once the run has failed or timed out: those in
+/// a collective notice within milliseconds, those in compiled code never.
+static std::chrono::milliseconds stopGrace(const ExecutionOptions &options) {
+  return std::min(rt::World::clampTimeout(options.timeout),
+                  std::chrono::milliseconds(2000));
+}
+
 rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
                                  const ExecutionOptions &options,
                                  std::vector<RankValues> &perRank) {
@@ -156,25 +225,66 @@ rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
     return rt::Status::error("inputs for " + std::to_string(perRank.size()) +
                              " ranks, but the run has " +
                              std::to_string(options.ranks));
-  std::unique_ptr<CompiledProgram> program;
-  TP_RETURN_IF_ERROR(compileTraced(entry, options, 0, program));
-  rt::World world(options.ranks, options.timeout, options.trace);
+  auto run = std::make_shared<SpmdRun>(options, std::move(perRank));
+  // The caller keeps its inputs unless ranks are abandoned.
+  auto giveBack = [&] { perRank = std::move(run->perRank); };
+  rt::Status compiled = compileTraced(entry, options, 0, run->program);
+  if (!compiled.isOk()) {
+    giveBack();
+    return compiled;
+  }
   rt::configureCpuThreads(options.ranks);
   std::vector<std::thread> threads;
-  for (int r = 0; r < options.ranks; ++r)
-    threads.emplace_back([&, r] {
-      std::unique_ptr<rt::Backend> backend;
-      rt::Status status = createBackend(options.backend, world, r, backend);
-      if (status.isOk())
-        status = program->run(*backend, world, r, perRank[r]);
-      if (!status.isOk())
-        world.fail(r, status.message());
-    });
+  for (int r = 0; r < options.ranks; ++r) {
+    std::thread thread;
+    rt::Status started = rt::startThread([run, r] { run->runRank(r); }, thread);
+    if (!started.isOk()) {
+      // Ranks already started stop at their first collective.
+      run->world.fail(r, "cannot start a thread for rank " + std::to_string(r) +
+                             " of " + std::to_string(options.ranks) + ": " +
+                             started.message());
+      std::lock_guard<std::mutex> lock(run->mutex);
+      for (int q = r; q < options.ranks; ++q)
+        run->running[q] = false;
+      run->finished += options.ranks - r;
+      break;
+    }
+    threads.push_back(std::move(thread));
+  }
+
+  auto deadline = std::chrono::steady_clock::now() +
+                  rt::World::clampTimeout(options.timeout);
+  bool done = run->waitForRanks(deadline, /*untilFailure=*/true);
+  if (!done && !run->world.failed())
+    run->world.fail(-1, "the run took longer than the timeout of " +
+                            std::to_string(options.timeout.count()) + " ms");
+  if (!done)
+    done = run->waitForRanks(
+        std::chrono::steady_clock::now() + stopGrace(options),
+        /*untilFailure=*/false);
+  if (!done && options.abandonRunawayRanks) {
+    std::string why = run->world.firstFailure();
+    int first = run->world.firstFailedRank();
+    std::string runaway = run->stillRunning();
+    for (std::thread &t : threads)
+      t.detach();
+    return rt::Status::error(
+        (first >= 0 ? "rank " + std::to_string(first) + " failed first: "
+                    : std::string()) +
+        why + "; " + runaway + " did not stop within " +
+        std::to_string(stopGrace(options).count()) +
+        " ms after that (compiled code cannot be interrupted)");
+  }
   for (std::thread &t : threads)
     t.join();
-  if (world.failed())
-    return rt::Status::error("rank " + std::to_string(world.firstFailedRank()) +
-                             " failed first: " + world.firstFailure());
+  giveBack();
+  if (run->world.failed()) {
+    int first = run->world.firstFailedRank();
+    return rt::Status::error(
+        first >= 0 ? "rank " + std::to_string(first) +
+                         " failed first: " + run->world.firstFailure()
+                   : run->world.firstFailure());
+  }
   return rt::Status::ok();
 }
 

@@ -19,6 +19,10 @@
 #include <optional>
 #include <string_view>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace tp::rt;
 
 namespace {
@@ -128,6 +132,27 @@ std::string shapeText(const std::vector<int64_t> &shape) {
 // Header dict
 //===----------------------------------------------------------------------===//
 
+/// Header text quoted in a message: a corrupt file can hold any bytes there,
+/// and messages are one printable line (tp-run prints them as they are).
+std::string printable(std::string_view text) {
+  constexpr size_t kMaxChars = 40;
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < kMaxChars; ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      out += static_cast<char>(c);
+      continue;
+    }
+    constexpr char kHex[] = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 0xF];
+  }
+  if (text.size() > kMaxChars)
+    out += "...";
+  return out;
+}
+
 struct Header {
   std::string descr;
   bool fortranOrder = false;
@@ -166,16 +191,16 @@ private:
         return fail("expected a quoted key");
       skipSpace();
       if (!consume(':'))
-        return fail("expected ':' after '" + key + "'");
+        return fail("expected ':' after '" + printable(key) + "'");
       skipSpace();
       bool *seen = key == "descr"           ? &seenDescr
                    : key == "fortran_order" ? &seenOrder
                    : key == "shape"         ? &seenShape
                                             : nullptr;
       if (!seen)
-        return fail("unexpected key '" + key + "'");
+        return fail("unexpected key '" + printable(key) + "'");
       if (*seen)
-        return fail("duplicate key '" + key + "'");
+        return fail("duplicate key '" + printable(key) + "'");
       *seen = true;
       if (key == "descr") {
         if (peek() == '[' || peek() == '{') {
@@ -407,122 +432,252 @@ bool tp::rt::writeNpy(const std::string &path, const Tensor &tensor,
 // Reading
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// Where the header is, from the first bytes of a file.
+struct Preamble {
+  size_t headerOffset = 0;
+  size_t headerBytes = 0;
+  size_t dataOffset() const { return headerOffset + headerBytes; }
+};
+
+/// The longest preamble: magic, version, 4-byte header length.
+constexpr size_t kMaxPreambleBytes = kMagicBytes + 2 + 4;
+
+/// Parses the magic, the version and the header length from the first
+/// `have` bytes (at most kMaxPreambleBytes) of a file of `fileBytes`.
+bool parsePreamble(const uint8_t *bytes, size_t have, size_t fileBytes,
+                   Preamble &preamble, std::string &why) {
+  if (have < kMagicBytes || std::memcmp(bytes, kMagic, kMagicBytes) != 0) {
+    why = "not a .npy file (bad magic)";
+    return false;
+  }
+  if (have < kMagicBytes + 2) {
+    why = "truncated .npy preamble";
+    return false;
+  }
+  int major = bytes[kMagicBytes];
+  int minor = bytes[kMagicBytes + 1];
+  if (major < 1 || major > 3 || minor != 0) {
+    why = "unsupported .npy version " + std::to_string(major) + "." +
+          std::to_string(minor) + " (expected 1.0, 2.0 or 3.0)";
+    return false;
+  }
+  size_t lengthBytes = major == 1 ? 2 : 4;
+  preamble.headerOffset = kMagicBytes + 2 + lengthBytes;
+  if (have < preamble.headerOffset) {
+    why = "truncated header length";
+    return false;
+  }
+  preamble.headerBytes = 0;
+  for (size_t i = 0; i < lengthBytes; ++i)
+    preamble.headerBytes |= static_cast<size_t>(bytes[kMagicBytes + 2 + i])
+                            << (8 * i);
+  // The file's size bounds the header: a corrupt length must not make us
+  // allocate gigabytes.
+  size_t afterPreamble = fileBytes - preamble.headerOffset;
+  if (preamble.headerBytes > afterPreamble) {
+    why = "truncated header (claims " + std::to_string(preamble.headerBytes) +
+          " bytes, the file has " + std::to_string(afterPreamble) +
+          " after the preamble)";
+    return false;
+  }
+  return true;
+}
+
+/// What a header describes, checked against the data the file has.
+struct Layout {
+  DiskType type;
+  std::vector<int64_t> shape;
+  size_t count = 0;
+  size_t dataBytes = 0;
+};
+
+bool parseLayout(std::string_view headerText, size_t dataAvailable,
+                 Layout &layout, std::string &why) {
+  std::optional<Header> header = HeaderParser(headerText).parse(why);
+  if (!header)
+    return false;
+  if (header->fortranOrder) {
+    why = "fortran_order True is not supported (save a C-order array, e.g. "
+          "np.ascontiguousarray)";
+    return false;
+  }
+  std::optional<DiskType> diskType = findDiskType(header->descr);
+  if (!diskType) {
+    if (isBigEndianVariant(header->descr))
+      why = "big-endian descr '" + header->descr +
+            "' is not supported (save with astype('<" +
+            header->descr.substr(1) + "'))";
+    else
+      why = "unsupported descr '" + printable(header->descr) +
+            "' (expected " + kSupportedDescrs + ")";
+    return false;
+  }
+  std::string shape = shapeText(header->shape);
+
+  // Tensor counts elements, bytes and strides in int64_t, multiplying the
+  // dims in either order, so the product of the nonzero dims must fit even
+  // when a zero dim makes the count 0.
+  constexpr uint64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+  uint64_t nonzeroProduct = 1;
+  bool hasZero = false;
+  for (int64_t dim : header->shape) {
+    if (dim == 0) {
+      hasZero = true;
+      continue;
+    }
+    uint64_t d = static_cast<uint64_t>(dim);
+    if (nonzeroProduct > kMaxInt64 / d) {
+      why = "shape " + shape + " is too large (its element count overflows "
+            "int64)";
+      return false;
+    }
+    nonzeroProduct *= d;
+  }
+  // Bytes of the elements on disk and in memory (bytes widen to i32).
+  uint64_t widest = std::max(diskType->itemBytes, byteSize(diskType->dtype));
+  if (nonzeroProduct > std::min<uint64_t>(kMaxInt64,
+                                          std::numeric_limits<size_t>::max()) /
+                           widest) {
+    why = "shape " + shape + " of '" + header->descr +
+          "' is too large (its byte size overflows int64)";
+    return false;
+  }
+  layout.count = hasZero ? 0 : static_cast<size_t>(nonzeroProduct);
+  layout.dataBytes = layout.count * diskType->itemBytes;
+  if (layout.dataBytes != dataAvailable) {
+    why = "data holds " + std::to_string(dataAvailable) + " bytes, expects " +
+          std::to_string(layout.dataBytes) + " for shape " + shape + " of '" +
+          header->descr + "'" +
+          (dataAvailable < layout.dataBytes ? " (truncated)"
+                                            : " (trailing bytes)");
+    return false;
+  }
+  layout.type = *diskType;
+  layout.shape = std::move(header->shape);
+  return true;
+}
+
+/// Fills `result`, a tensor of `layout`'s shape and type, with the elements
+/// `read(into, size)` produces: in place where the layouts agree.
+template <typename ReadFn>
+bool fillTensor(const Layout &layout, Tensor &result, ReadFn read) {
+  if (layout.dataBytes == 0)
+    return true;
+  if (layout.type.itemBytes == byteSize(layout.type.dtype)) {
+    auto *bytes = static_cast<uint8_t *>(result.mutableData());
+    if (!read(bytes, layout.dataBytes))
+      return false;
+    swapToOrFromLittleEndian(bytes, layout.count, layout.type.itemBytes);
+    if (layout.type.dtype == DType::I1)
+      for (size_t i = 0; i < layout.count; ++i)
+        bytes[i] = bytes[i] != 0;
+    return true;
+  }
+  // One-byte integers widen to i32.
+  std::vector<uint8_t> raw(layout.dataBytes);
+  if (!read(raw.data(), raw.size()))
+    return false;
+  int32_t *values = result.mutableAs<int32_t>();
+  bool isSigned = layout.type.descr == "|i1";
+  for (size_t i = 0; i < layout.count; ++i)
+    values[i] = isSigned ? static_cast<int8_t>(raw[i]) : raw[i];
+  return true;
+}
+
+/// Closes a file descriptor on every path out.
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+} // namespace
+
+bool tp::rt::parseNpy(const void *data, size_t size, Tensor &tensor,
+                      std::string &error) {
+  const auto *bytes = static_cast<const uint8_t *>(data);
+  Preamble preamble;
+  if (!parsePreamble(bytes, std::min(size, kMaxPreambleBytes), size,
+                     preamble, error))
+    return false;
+  std::string_view headerText(
+      reinterpret_cast<const char *>(bytes) + preamble.headerOffset,
+      preamble.headerBytes);
+  Layout layout;
+  if (!parseLayout(headerText, size - preamble.dataOffset(), layout, error))
+    return false;
+  Tensor result(layout.type.dtype, layout.shape);
+  fillTensor(layout, result, [&](void *into, size_t count) {
+    std::memcpy(into, bytes + preamble.dataOffset(), count);
+    return true;
+  });
+  tensor = std::move(result);
+  return true;
+}
+
 bool tp::rt::readNpy(const std::string &path, Tensor &tensor,
                      std::string &error) {
   auto fail = [&](const std::string &what) {
     error = inFile(path, what);
     return false;
   };
-  errno = 0;
-  FilePtr file(std::fopen(path.c_str(), "rb"));
-  if (!file)
+  // O_NONBLOCK: opening a FIFO without a writer must not hang; it is refused
+  // below, as is anything else that is not a regular file.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
     return fail("cannot open: " + systemError());
-  std::FILE *in = file.get();
-  // Reads exactly `size` bytes, telling I/O errors from a short file.
-  auto readBytes = [&](void *into, size_t size, const std::string &what) {
-    if (size == 0 || std::fread(into, 1, size, in) == size)
-      return true;
-    return fail(std::ferror(in) ? "cannot read: " + systemError()
-                                : "truncated " + what);
+  FdCloser closer{fd};
+  struct stat status;
+  if (::fstat(fd, &status) != 0)
+    return fail("cannot stat: " + systemError());
+  if (!S_ISREG(status.st_mode))
+    return fail("not a regular file");
+  size_t fileBytes = static_cast<size_t>(status.st_size);
+
+  // Reads exactly `size` bytes at `offset`; a file that shrank since fstat
+  // is truncated.
+  auto readAt = [&](void *into, size_t size, size_t offset,
+                    const std::string &what) {
+    auto *out = static_cast<uint8_t *>(into);
+    while (size > 0) {
+      // Linux reads at most about 2 GiB per call.
+      size_t chunk = std::min<size_t>(size, size_t(1) << 30);
+      ssize_t got = ::pread(fd, out, chunk, static_cast<off_t>(offset));
+      if (got < 0) {
+        if (errno == EINTR)
+          continue;
+        return fail("cannot read: " + systemError());
+      }
+      if (got == 0)
+        return fail("truncated " + what);
+      out += got;
+      size -= static_cast<size_t>(got);
+      offset += static_cast<size_t>(got);
+    }
+    return true;
   };
 
-  // Directories open fine on Linux and fail on the first read.
-  char preamble[kMagicBytes + 2] = {};
-  size_t got = std::fread(preamble, 1, sizeof preamble, in);
-  if (std::ferror(in))
-    return fail("cannot read: " + systemError());
-  if (got < kMagicBytes || std::memcmp(preamble, kMagic, kMagicBytes) != 0)
-    return fail("not a .npy file (bad magic)");
-  if (got < sizeof preamble)
-    return fail("truncated .npy preamble");
-  int major = static_cast<uint8_t>(preamble[kMagicBytes]);
-  int minor = static_cast<uint8_t>(preamble[kMagicBytes + 1]);
-  if (major < 1 || major > 3 || minor != 0)
-    return fail("unsupported .npy version " + std::to_string(major) + "." +
-                std::to_string(minor) + " (expected 1.0, 2.0 or 3.0)");
-
-  size_t lengthBytes = major == 1 ? 2 : 4;
-  uint8_t lengthField[4] = {};
-  if (!readBytes(lengthField, lengthBytes, "header length"))
+  uint8_t first[kMaxPreambleBytes];
+  size_t have = std::min(fileBytes, sizeof first);
+  if (!readAt(first, have, 0, ".npy preamble"))
     return false;
-  size_t headerBytes = 0;
-  for (size_t i = 0; i < lengthBytes; ++i)
-    headerBytes |= static_cast<size_t>(lengthField[i]) << (8 * i);
-  size_t dataOffset = sizeof preamble + lengthBytes + headerBytes;
-
-  // The file's size bounds the header (a corrupt length must not make us
-  // allocate gigabytes) and checks the data.
-  if (std::fseek(in, 0, SEEK_END) != 0)
-    return fail("cannot seek: " + systemError());
-  long end = std::ftell(in);
-  if (end < 0)
-    return fail("cannot seek: " + systemError());
-  size_t fileBytes = static_cast<size_t>(end);
-  if (dataOffset > fileBytes)
-    return fail("truncated header (claims " + std::to_string(headerBytes) +
-                " bytes, the file has " +
-                std::to_string(fileBytes - (dataOffset - headerBytes)) +
-                " after the preamble)");
-  if (std::fseek(in, static_cast<long>(dataOffset - headerBytes), SEEK_SET))
-    return fail("cannot seek: " + systemError());
-  std::string headerText(headerBytes, '\0');
-  if (!readBytes(headerText.data(), headerBytes, "header"))
-    return false;
-
+  Preamble preamble;
   std::string why;
-  std::optional<Header> header = HeaderParser(headerText).parse(why);
-  if (!header)
+  if (!parsePreamble(first, have, fileBytes, preamble, why))
     return fail(why);
-  if (header->fortranOrder)
-    return fail("fortran_order True is not supported (save a C-order array, "
-                "e.g. np.ascontiguousarray)");
-  std::optional<DiskType> diskType = findDiskType(header->descr);
-  if (!diskType) {
-    if (isBigEndianVariant(header->descr))
-      return fail("big-endian descr '" + header->descr +
-                  "' is not supported (save with astype('<" +
-                  header->descr.substr(1) + "'))");
-    return fail("unsupported descr '" + header->descr + "' (expected " +
-                kSupportedDescrs + ")");
-  }
-
-  // Element and byte counts, refusing shapes whose size overflows.
-  size_t count = 1;
-  for (int64_t dim : header->shape) {
-    size_t d = static_cast<size_t>(dim);
-    if (d != 0 && count > std::numeric_limits<size_t>::max() / d)
-      return fail("shape " + shapeText(header->shape) + " is too large");
-    count *= d;
-  }
-  if (count > std::numeric_limits<size_t>::max() / diskType->itemBytes)
-    return fail("shape " + shapeText(header->shape) + " is too large");
-  size_t expectedBytes = count * diskType->itemBytes;
-  size_t dataBytes = fileBytes - dataOffset;
-  if (dataBytes != expectedBytes)
-    return fail("data holds " + std::to_string(dataBytes) + " bytes, expects " +
-                std::to_string(expectedBytes) + " for shape " +
-                shapeText(header->shape) + " of '" + header->descr + "'");
-
-  Tensor result(diskType->dtype, header->shape);
-  if (diskType->itemBytes == byteSize(diskType->dtype)) {
-    // Same layout on disk and in memory: read in place.
-    auto *bytes = static_cast<uint8_t *>(result.mutableData());
-    if (!readBytes(bytes, expectedBytes, "data"))
-      return false;
-    swapToOrFromLittleEndian(bytes, count, diskType->itemBytes);
-    if (diskType->dtype == DType::I1)
-      for (size_t i = 0; i < count; ++i)
-        bytes[i] = bytes[i] != 0;
-  } else {
-    // One-byte integers widen to i32.
-    std::vector<uint8_t> raw(expectedBytes);
-    if (!readBytes(raw.data(), expectedBytes, "data"))
-      return false;
-    int32_t *values = result.mutableAs<int32_t>();
-    bool isSigned = diskType->descr == "|i1";
-    for (size_t i = 0; i < count; ++i)
-      values[i] = isSigned ? static_cast<int8_t>(raw[i]) : raw[i];
-  }
+  std::string headerText(preamble.headerBytes, '\0');
+  if (!readAt(headerText.data(), headerText.size(), preamble.headerOffset,
+              "header"))
+    return false;
+  Layout layout;
+  if (!parseLayout(headerText, fileBytes - preamble.dataOffset(), layout, why))
+    return fail(why);
+  Tensor result(layout.type.dtype, layout.shape);
+  if (!fillTensor(layout, result, [&](void *into, size_t size) {
+        return readAt(into, size, preamble.dataOffset(), "data");
+      }))
+    return false;
   tensor = std::move(result);
   return true;
 }

@@ -225,19 +225,10 @@ bool tp::rt::quantize(const Tensor &input, Scaling mode, DType dataType,
   return true;
 }
 
-bool tp::rt::dequantize(const Tensor &data, const Tensor &scale,
-                        const Tensor *globalScale, Scaling mode, DType outType,
-                        Tensor &result, std::string &error) {
+bool tp::rt::checkScaled(const Tensor &data, const Tensor &scale,
+                         const Tensor *globalScale, Scaling mode,
+                         std::string &error) {
   const std::string modeText = name(mode);
-  if (data.empty() || scale.empty()) {
-    error = "dequantize needs data and scale tensors";
-    return false;
-  }
-  if (!isFloat(outType)) {
-    error = "dequantize result must be a float type, got " +
-            std::string(name(outType));
-    return false;
-  }
   const std::vector<int64_t> &shape = data.shape();
   if (!checkData(data.dtype(), shape, mode, error))
     return false;
@@ -257,7 +248,6 @@ bool tp::rt::dequantize(const Tensor &data, const Tensor &scale,
   }
 
   const bool hasGlobal = globalScale && !globalScale->empty();
-  double global = 1;
   if (mode == Scaling::NVFP4) {
     if (!hasGlobal) {
       error = "nvfp4 needs a global scale";
@@ -268,11 +258,31 @@ bool tp::rt::dequantize(const Tensor &data, const Tensor &scale,
               globalScale->typeString();
       return false;
     }
-    global = globalScale->get(0);
   } else if (hasGlobal) {
     error = modeText + " takes no global scale";
     return false;
   }
+  return true;
+}
+
+bool tp::rt::dequantize(const Tensor &data, const Tensor &scale,
+                        const Tensor *globalScale, Scaling mode, DType outType,
+                        Tensor &result, std::string &error) {
+  const std::string modeText = name(mode);
+  if (data.empty() || scale.empty()) {
+    error = "dequantize needs data and scale tensors";
+    return false;
+  }
+  if (!isFloat(outType)) {
+    error = "dequantize result must be a float type, got " +
+            std::string(name(outType));
+    return false;
+  }
+  const std::vector<int64_t> &shape = data.shape();
+  if (!checkScaled(data, scale, globalScale, mode, error))
+    return false;
+  const double global =
+      mode == Scaling::NVFP4 ? globalScale->get(0) : 1.0;
 
   Tensor out(outType, shape);
   const int64_t count = data.numElements();

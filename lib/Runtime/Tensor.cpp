@@ -3,11 +3,36 @@
 #include "tp/Runtime/Tensor.h"
 #include "tp/Runtime/Numerics.h"
 
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
 using namespace tp::rt;
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
     : type(dtype), dims(std::move(shape)) {
   storage = std::make_shared<std::vector<uint8_t>>(numBytes(), 0);
+}
+
+bool Tensor::tryAllocate(DType dtype, std::vector<int64_t> shape, Tensor &out,
+                         std::string &error) {
+  int64_t bytes = static_cast<int64_t>(byteSize(dtype));
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes)) {
+      error = "a tensor of this shape holds more bytes than int64 counts";
+      return false;
+    }
+  try {
+    out = Tensor(dtype, std::move(shape));
+  } catch (const std::bad_alloc &) {
+    error = "out of memory allocating " + std::to_string(bytes) + " bytes";
+    return false;
+  } catch (const std::length_error &) {
+    error = "cannot allocate " + std::to_string(bytes) + " bytes";
+    return false;
+  }
+  return true;
 }
 
 int64_t Tensor::numElements() const {
@@ -33,6 +58,59 @@ void Tensor::set(int64_t flat, double value) {
   storeElement(mutableData(), type, flat, value);
 }
 
+int64_t Tensor::getInt(int64_t flat) const {
+  switch (type) {
+  case DType::I64:
+    return as<int64_t>()[flat];
+  case DType::I32:
+    return as<int32_t>()[flat];
+  case DType::I1:
+    return as<uint8_t>()[flat] != 0;
+  default: {
+    double value = get(flat);
+    if (std::isnan(value))
+      return 0;
+    // 2^63 is the first double above int64's range.
+    if (value >= 0x1p63)
+      return INT64_MAX;
+    if (value < -0x1p63)
+      return INT64_MIN;
+    return static_cast<int64_t>(value);
+  }
+  }
+}
+
+void Tensor::setInt(int64_t flat, int64_t value) {
+  switch (type) {
+  case DType::I64:
+    mutableAs<int64_t>()[flat] = value;
+    return;
+  case DType::I32:
+    mutableAs<int32_t>()[flat] =
+        static_cast<int32_t>(static_cast<uint32_t>(value));
+    return;
+  case DType::I1:
+    mutableAs<uint8_t>()[flat] = value & 1;
+    return;
+  default:
+    set(flat, static_cast<double>(value));
+  }
+}
+
+void Tensor::assignConverted(const Tensor &from) {
+  if (from.dtype() == type) {
+    std::memcpy(mutableData(), from.data(), numBytes());
+    return;
+  }
+  bool integral = !isFloat(type) && !isFloat(from.dtype());
+  for (int64_t k = 0, n = numElements(); k < n; ++k) {
+    if (integral)
+      setInt(k, from.getInt(k));
+    else
+      set(k, from.get(k));
+  }
+}
+
 Tensor Tensor::reshaped(std::vector<int64_t> shape) const {
   Tensor result = *this;
   result.dims = std::move(shape);
@@ -46,10 +124,13 @@ std::vector<int64_t> Tensor::strides() const {
   return result;
 }
 
-std::string Tensor::typeString() const {
+std::string Tensor::typeString() const { return typeStringOf(type, dims); }
+
+std::string Tensor::typeStringOf(DType dtype,
+                                 const std::vector<int64_t> &shape) {
   std::string text = "tensor<";
-  for (int64_t d : dims)
+  for (int64_t d : shape)
     text += std::to_string(d) + "x";
-  text += std::string(name(type)) + ">";
+  text += std::string(name(dtype)) + ">";
   return text;
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Runtime/Trace.h"
+#include "tp/Runtime/Files.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -240,19 +241,5 @@ bool TraceRecorder::writeJson(const std::string &path,
   // refuses the whole file otherwise.
   json += "\n],\n\"displayTimeUnit\": \"ms\"}\n";
 
-  errno = 0;
-  std::FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file) {
-    error = "'" + path + "': cannot open for writing: " + std::strerror(errno);
-    return false;
-  }
-  bool ok = std::fwrite(json.data(), 1, json.size(), file) == json.size();
-  // fclose flushes, so it too can fail (a full disk).
-  ok = std::fclose(file) == 0 && ok;
-  if (!ok) {
-    error = "'" + path + "': cannot write: " + std::strerror(errno);
-    std::remove(path.c_str());
-    return false;
-  }
-  return true;
+  return writeFileAtomically(path, {json}, error);
 }

@@ -3,6 +3,7 @@
 #include "tp/Runtime/World.h"
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 
 using namespace tp::rt;
@@ -42,9 +43,26 @@ Group tp::rt::makeGroup(const std::vector<int64_t> &gridShape,
   return group;
 }
 
+Status tp::rt::startThread(std::function<void()> body, std::thread &thread) {
+  try {
+    thread = std::thread(std::move(body));
+  } catch (const std::system_error &e) {
+    return Status::error(e.what());
+  }
+  return Status::ok();
+}
+
 World::World(int numRanks, std::chrono::milliseconds timeout,
              TraceRecorder *trace)
-    : size(numRanks), timeout(timeout), recorder(trace), sequence(numRanks) {}
+    : size(numRanks), timeout(clampTimeout(timeout)), recorder(trace),
+      sequence(numRanks) {}
+
+std::chrono::milliseconds
+World::clampTimeout(std::chrono::milliseconds timeout) {
+  // steady_clock counts nanoseconds in int64: now() + timeout must not wrap.
+  constexpr std::chrono::milliseconds kLongest = std::chrono::hours(24 * 3650);
+  return std::clamp(timeout, std::chrono::milliseconds(1), kLongest);
+}
 
 void World::fail(int rank, const std::string &message) {
   std::lock_guard<std::mutex> lock(failureMutex);

@@ -166,7 +166,7 @@ int main(void) {
   MlirLogicalResult bad = tpRunAsyncTPPipeline(module, options);
   printf("bad axis: %s\n",
          mlirLogicalResultIsFailure(bad) ? "failed" : "succeeded");
-  // CHECK: diagnostic: tp-async-tp: 'tp-axis' must be a grid axis or -1, got -7
+  // CHECK: diagnostic: tp-async-tp: 'tp-axis' must be -1 or an axis of a grid, got -7
   // CHECK: bad axis: failed
   mlirModuleDestroy(module);
 

@@ -55,9 +55,9 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xf32> 
 // NCCLCPU: tp-run: --transport nccl runs the cuda backend; add --backend cuda
 // PIPELINE: tp-run: bad pipeline 'no-such-pass'
 // RANKS: tp-run: --ranks must be at least 1
-// TIMEOUT: tp-run: --timeout-ms must be positive
+// TIMEOUT: tp-run: --timeout-ms must be between 1 and 1000000000 (11.6 days), got 0
 // TRACEFILE: tp-run: {{.*}}no/such/dir/t.json
-// DUMPDIR: tp-run: cannot create /dev/null/dump/rank0
+// DUMPDIR: tp-run: cannot create /dev/null/dump: Not a directory
 // ENTRY: tp-run: no function @nope
 // TWO: tp-run: several public functions (@first, @second); choose one with --entry
 // DYN: tp-run: argument 0 has dynamic dims; give their sizes with --dim-size N or --arg-shape 0=AxB...

@@ -17,6 +17,7 @@
 #include "ProcessRun.h"
 #include "tp/Execution/Execution.h"
 #include "tp/Pipelines/Pipelines.h"
+#include "tp/Runtime/Files.h"
 #include "tp/Runtime/Npy.h"
 #include "tp/Runtime/Trace.h"
 
@@ -123,6 +124,12 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// fail() for checks that answer whether to go on.
+static bool refuse(const llvm::Twine &message) {
+  fail(message);
+  return false;
+}
+
 /// The passes of "P" or "builtin.module(P)", for a module pass manager.
 static std::string unanchored(const std::string &text) {
   llvm::StringRef ref(text);
@@ -210,7 +217,10 @@ static bool parseArgShapes(std::map<unsigned, std::vector<int64_t>> &shapes) {
       }
       shape.push_back(d);
     }
-    shapes[i] = shape;
+    if (!shapes.emplace(i, shape).second) {
+      fail("--arg-shape gives argument " + llvm::Twine(i) + " twice");
+      return false;
+    }
   }
   return true;
 }
@@ -236,9 +246,14 @@ static bool readInputs(func::FuncOp entry,
            llvm::Twine(i) + " is " + expected.typeString());
       return false;
     }
-    rt::Tensor arg(*mlir::tp::toDType(type), shapes[i]);
-    for (int64_t k = 0, n = arg.numElements(); k < n; ++k)
-      arg.set(k, file.get(k));
+    rt::Tensor arg;
+    if (!rt::Tensor::tryAllocate(*mlir::tp::toDType(type), shapes[i], arg,
+                                 error)) {
+      fail("argument " + llvm::Twine(i) + " of rank " + llvm::Twine(rank) +
+           ": " + error);
+      return false;
+    }
+    arg.assignConverted(file);
     args.push_back(std::move(arg));
   }
   return true;
@@ -248,11 +263,11 @@ static bool dump(const std::vector<mlir::tp::RankValues> &perRank) {
   for (auto [rank, values] : llvm::enumerate(perRank)) {
     std::string dir =
         (llvm::Twine(dumpDir) + "/rank" + llvm::Twine(rank)).str();
-    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
-      fail("cannot create " + dir + ": " + ec.message());
+    std::string error;
+    if (!rt::makeDirectoryNoFollow(dir, error)) {
+      fail(error);
       return false;
     }
-    std::string error;
     auto write = [&](const char *kind, size_t i, const rt::Tensor &t) {
       std::string path =
           (llvm::Twine(dir) + "/" + kind + llvm::Twine(i) + ".npy").str();
@@ -272,6 +287,87 @@ static bool dump(const std::vector<mlir::tp::RankValues> &perRank) {
   return true;
 }
 
+/// `path` made absolute with links resolved; a tail that does not exist yet
+/// is appended to its nearest existing ancestor.
+static std::string resolvedPath(llvm::StringRef path) {
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  llvm::SmallString<256> existing(absolute), resolved;
+  std::vector<std::string> missing;
+  while (llvm::sys::fs::real_path(existing, resolved)) {
+    llvm::StringRef parent = llvm::sys::path::parent_path(existing);
+    if (parent.empty() || parent == existing)
+      return absolute.str().str();
+    missing.push_back(llvm::sys::path::filename(existing).str());
+    existing = parent;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+    llvm::sys::path::append(resolved, *it);
+  return resolved.str().str();
+}
+
+/// Whether folder `inner` is `outer` or lies below it.
+static bool isWithin(const std::string &inner, const std::string &outer) {
+  return inner == outer ||
+         (llvm::StringRef(inner).starts_with(outer) &&
+          (outer.back() == '/' || inner[outer.size()] == '/'));
+}
+
+/// Dumps written into (or above) the input folder would rewrite the inputs.
+static bool checkFolders() {
+  if (inputDir.empty() || dumpDir.empty())
+    return true;
+  std::string in = resolvedPath(inputDir), out = resolvedPath(dumpDir);
+  if (!isWithin(in, out) && !isWithin(out, in))
+    return true;
+  return refuse("--dump-dir " + dumpDir + " and --input-dir " + inputDir +
+                " overlap (" + out + " and " + in +
+                "); dumps would overwrite the inputs");
+}
+
+/// Checks the options that need no program.
+static bool checkOptions() {
+  // Deadlines are computed in nanoseconds: keep them far from overflow.
+  constexpr int64_t kLongestTimeoutMs = 1000000000;
+  if (numRanks < 1)
+    return refuse("--ranks must be at least 1");
+  if (timeoutMs < 1 || timeoutMs > kLongestTimeoutMs)
+    return refuse("--timeout-ms must be between 1 and " +
+                  llvm::Twine(kLongestTimeoutMs) + " (11.6 days), got " +
+                  llvm::Twine(timeoutMs.getValue()));
+  if (dimSize < 0)
+    return refuse("--dim-size must not be negative, got " +
+                  llvm::Twine(dimSize.getValue()));
+  if (tolerance.getNumOccurrences() &&
+      !(std::isfinite(tolerance) && tolerance >= 0))
+    return refuse("--tolerance must be a finite number >= 0, got " +
+                  std::to_string(tolerance.getValue()));
+  if (inputFile != "-") {
+    std::string why = rt::checkRegularInput(inputFile);
+    if (!why.empty())
+      return refuse(why);
+  }
+  if (!checkFolders())
+    return false;
+  // Created before the run, so a folder that cannot be made fails early. The
+  // folder given is the user's; only what is created below it is ours.
+  if (!dumpDir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
+      return refuse("cannot create " + dumpDir + ": " + ec.message());
+  return true;
+}
+
+/// A failed thread run may leave ranks running in compiled code: end the
+/// process at once, without destructors that would pull state from under
+/// them.
+[[noreturn]] static void exitAfterFailedRun(const std::string &message) {
+  fail(message);
+  llvm::outs().flush();
+  llvm::errs().flush();
+  std::_Exit(1);
+}
+
 /// Compares every result on every rank; prints a report line per mismatch.
 static bool compare(const std::vector<mlir::tp::RankValues> &actual,
                     const std::vector<mlir::tp::RankValues> &expected,
@@ -286,6 +382,18 @@ static bool compare(const std::vector<mlir::tp::RankValues> &actual,
         llvm::outs() << "mismatch: rank " << r << " result " << j << ": "
                      << a.typeString() << " vs " << b.typeString() << "\n";
         ok = false;
+        continue;
+      }
+      if (!rt::isFloat(a.dtype())) {
+        // Integers must match exactly; doubles would blur them above 2^53.
+        for (int64_t k = 0, n = a.numElements(); k < n; ++k)
+          if (a.getInt(k) != b.getInt(k)) {
+            llvm::outs() << "mismatch: rank " << r << " result " << j
+                         << ": element " << k << " is " << a.getInt(k)
+                         << ", expected " << b.getInt(k) << "\n";
+            ok = false;
+            break;
+          }
         continue;
       }
       double maxAbs = 0, maxRef = 0, maxRel = 0;
@@ -360,7 +468,7 @@ compareWithReference(ModuleOp original, func::FuncOp entry,
   rt::Status status =
       mlir::tp::executeSPMD(referenceEntry, options, referenceRuns);
   if (!status)
-    return fail("the compared program: " + status.message());
+    exitAfterFailedRun("the compared program: " + status.message());
   double worst = 0;
   std::string against = (comparePipeline.empty() ? std::string("as given")
                                                  : comparePipeline.getValue()) +
@@ -390,10 +498,8 @@ static int runTool(int argc, char **argv,
   cl::HideUnrelatedOptions(runOptions);
   cl::ParseCommandLineOptions(argc, argv,
                               "tp-run: execute tp programs on N ranks\n");
-  if (numRanks < 1)
-    return fail("--ranks must be at least 1");
-  if (timeoutMs < 1)
-    return fail("--timeout-ms must be positive");
+  if (!checkOptions())
+    return 1;
   auto backends = mlir::tp::availableBackends();
   for (const std::string &name :
        {backendName.getValue(), compareBackend.getValue()})
@@ -441,6 +547,9 @@ static int runTool(int argc, char **argv,
   func::FuncOp entry = findEntry(*primary);
   if (!entry)
     return 1;
+  rt::Status checked = mlir::tp::checkProgram(entry, numRanks);
+  if (!checked)
+    return fail(checked.message());
 
   std::map<unsigned, std::vector<int64_t>> givenShapes;
   if (!parseArgShapes(givenShapes))
@@ -448,6 +557,8 @@ static int runTool(int argc, char **argv,
   std::vector<std::vector<int64_t>> shapes;
   rt::Status status =
       mlir::tp::resolveArgumentShapes(entry, givenShapes, dimSize, shapes);
+  if (status)
+    status = mlir::tp::checkResources(entry, numRanks, shapes);
   if (!status)
     return fail(status.message());
 
@@ -479,6 +590,7 @@ static int runTool(int argc, char **argv,
   options.trace = trace.get();
   options.runtimeChecks = !noRuntimeChecks;
   options.reportCrashes = true;
+  options.abandonRunawayRanks = true;
 
   if (reporter)
     llvm::outs() << "tp-run: @" << entry.getName() << " on " << numRanks
@@ -506,6 +618,8 @@ static int runTool(int argc, char **argv,
       return 0;
   } else {
     status = mlir::tp::executeSPMD(entry, options, perRank);
+    if (!status)
+      exitAfterFailedRun(status.message());
   }
   if (!status)
     return fail(status.message());

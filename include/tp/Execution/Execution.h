@@ -36,6 +36,8 @@ std::optional<rt::DType> toDType(Type type);
 struct ExecutionOptions {
   int ranks = 1;
   std::string backend = "cpu";
+  /// A rank that waits longer than this for its peers fails, and so does a
+  /// run (after compiling) that lasts longer.
   std::chrono::milliseconds timeout{60000};
   rt::TraceRecorder *trace = nullptr;
   /// Upstream's runtime verification in the compiled code.
@@ -44,6 +46,12 @@ struct ExecutionOptions {
   /// integer division by zero) prints its rank and entry and ends the
   /// process with status 1. For tools; embedders keep their own handlers.
   bool reportCrashes = false;
+  /// When a run has failed or timed out and a rank still does not stop (it
+  /// is inside compiled code, which cannot be interrupted), executeSPMD
+  /// returns the error and leaves that rank's thread running, detached, with
+  /// the state it uses; the caller should then end the process. Otherwise
+  /// executeSPMD waits for every rank. `trace` must outlive abandoned ranks.
+  bool abandonRunawayRanks = false;
 };
 
 /// One rank's inputs (scalars as rank-0 tensors) and, after a run, results.
@@ -85,7 +93,9 @@ private:
 
 /// Compiles `entry` and runs it on options.ranks ranks (threads);
 /// perRank[r].args are rank r's inputs. When a rank fails, every other rank
-/// stops and the error names the rank that failed first.
+/// stops and the error names the rank that failed first. With
+/// options.abandonRunawayRanks, `perRank` is left empty when ranks are
+/// abandoned.
 rt::Status executeSPMD(func::FuncOp entry, const ExecutionOptions &options,
                        std::vector<RankValues> &perRank);
 
@@ -94,6 +104,19 @@ rt::Status executeSPMD(func::FuncOp entry, const ExecutionOptions &options,
 /// backend over NCCL).
 rt::Status executeOneRank(func::FuncOp entry, const ExecutionOptions &options,
                           int rank, rt::Backend &backend, RankValues &values);
+
+/// Whether `entry` can run on `ranks` ranks: it has a body, its arguments
+/// and results have runtime element types, every grid its tp ops name spans
+/// `ranks`, no shard op is left, and every static type's byte size fits in
+/// int64. Errors name the op's location.
+rt::Status checkProgram(func::FuncOp entry, int ranks);
+
+/// Whether this machine can run `entry` on `ranks` thread ranks with
+/// arguments of `argShapes`: threads the system allows, and memory for every
+/// rank's inputs and the program's largest static tensor. Errors give the
+/// numbers and where the limit comes from.
+rt::Status checkResources(func::FuncOp entry, int ranks,
+                          const std::vector<std::vector<int64_t>> &argShapes);
 
 /// Shapes of `entry`'s arguments with dynamic dims resolved: `argShapes[i]`
 /// when given, else every dynamic dim set to `dynamicSize` (> 0).

@@ -5,6 +5,7 @@
 
 #include "tp/Runtime/Tensor.h"
 
+#include <cstddef>
 #include <string>
 
 namespace tp::rt {
@@ -17,8 +18,16 @@ bool writeNpy(const std::string &path, const Tensor &tensor,
               std::string &error);
 
 /// Reads a .npy file (versions 1.0-3.0; '<f4', '<f8', '<f2', '<i8', '<i4',
-/// '|b1', '|u1', '|i1'; C order only) into a tensor of its own type.
+/// '|b1', '|u1', '|i1'; C order only) into a tensor of its own type. Refuses,
+/// without blocking, anything but a regular file (a FIFO, a directory, a
+/// device). On failure `tensor` is untouched and `error` starts with 'PATH':.
 bool readNpy(const std::string &path, Tensor &tensor, std::string &error);
+
+/// Parses the `size` bytes at `data` as the contents of a .npy file, with the
+/// checks and formats of readNpy (messages do not name a file). Every byte
+/// is checked: this is what the fuzzer tp-fuzz-npy drives.
+bool parseNpy(const void *data, size_t size, Tensor &tensor,
+              std::string &error);
 
 } // namespace tp::rt
 

@@ -38,6 +38,11 @@ struct Quantized {
 bool quantize(const Tensor &input, Scaling mode, DType dataType,
               Quantized &result, std::string &error);
 
+/// Whether `scale` (and `globalScale`) fit quantized `data` under `mode`:
+/// the data type, the scale's type and shape, the global scale's presence.
+bool checkScaled(const Tensor &data, const Tensor &scale,
+                 const Tensor *globalScale, Scaling mode, std::string &error);
+
 /// The float value of quantized data: data * scale (* globalScale), as
 /// `outType` (rounded once).
 bool dequantize(const Tensor &data, const Tensor &scale,

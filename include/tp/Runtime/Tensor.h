@@ -22,6 +22,11 @@ public:
   /// A zero-filled tensor.
   Tensor(DType dtype, std::vector<int64_t> shape);
 
+  /// A zero-filled tensor, or false with `error` when its size overflows or
+  /// memory runs out. For callers built without exceptions.
+  static bool tryAllocate(DType dtype, std::vector<int64_t> shape, Tensor &out,
+                          std::string &error);
+
   DType dtype() const { return type; }
   const std::vector<int64_t> &shape() const { return dims; }
   int64_t rank() const { return static_cast<int64_t>(dims.size()); }
@@ -47,6 +52,16 @@ public:
   /// FP8/FP4 saturate to their largest finite value).
   void set(int64_t flat, double value);
 
+  /// Integer elements exactly (i1, i32, i64); floats truncated toward zero
+  /// and clamped to int64.
+  int64_t getInt(int64_t flat) const;
+  /// Stores an integer exactly in an integer tensor (wrapping to i32 or i1
+  /// like a truncation); a float tensor rounds it.
+  void setInt(int64_t flat, int64_t value);
+  /// Copies `from`'s elements into this tensor of the same element count,
+  /// converting the element type; integers stay exact.
+  void assignConverted(const Tensor &from);
+
   /// The same elements under another shape of equal size; shares storage.
   Tensor reshaped(std::vector<int64_t> shape) const;
 
@@ -54,6 +69,8 @@ public:
   std::vector<int64_t> strides() const;
   /// MLIR's spelling: "tensor<4x8xf32>".
   std::string typeString() const;
+  static std::string typeStringOf(DType dtype,
+                                  const std::vector<int64_t> &shape);
 
 private:
   DType type = DType::F32;

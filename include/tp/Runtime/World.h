@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace tp::rt {
@@ -47,6 +48,10 @@ struct Group {
 /// the ranks that differ from it only along those axes.
 Group makeGroup(const std::vector<int64_t> &gridShape,
                 const std::vector<int> &axes, int worldRank);
+
+/// Starts `body` on a new thread; an error (instead of an exception) when
+/// the system refuses one. For callers built without exceptions.
+Status startThread(std::function<void()> body, std::thread &thread);
 
 /// State the ranks of one collective call share.
 struct Exchange {
@@ -79,6 +84,9 @@ public:
         TraceRecorder *trace = nullptr);
 
   int numRanks() const { return size; }
+  /// `timeout` within [1 ms, 10 years]: deadlines computed from it fit the
+  /// clock.
+  static std::chrono::milliseconds clampTimeout(std::chrono::milliseconds timeout);
   TraceRecorder *trace() const { return recorder; }
 
   /// Records the first failure; every waiting rank then gives up.

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OperandChecks.h"
 #include "tp/Runtime/MemRefs.h"
 #include "tp/Runtime/Numerics.h"
 #include "tp/Runtime/RankContext.h"
@@ -214,15 +215,6 @@ static Schedule toSchedule(int32_t algorithm, int64_t chunks) {
   return schedule;
 }
 
-/// Why `bias` does not cover the product's `n` columns, or "" (dynamic
-/// shapes pass the verifier).
-static std::string biasMismatch(const Tensor *bias, int64_t n) {
-  if (!bias || bias->numElements() == n)
-    return "";
-  return "bias " + bias->typeString() + " does not have the product's " +
-         std::to_string(n) + " columns";
-}
-
 /// Runs `collective` on the staged input and the group of (grid, axes).
 template <typename Collective>
 static void runCollective(TPRtContext *ctx, TPRtUnrankedMemRef *site,
@@ -306,6 +298,9 @@ void _mlir_ciface_tp_rt_matmul(TPRtContext *ctx, TPRtUnrankedMemRef *site,
   const Tensor *b = call.require(TP_RT_ROLE_WEIGHT);
   if (!a || !b)
     return;
+  std::string mismatch = abi::checkMatmul(*a, *b, transposeB != 0);
+  if (!mismatch.empty())
+    return call.fail(mismatch);
   Tensor result;
   Status status =
       call.backend().matmul(*a, *b, transposeB != 0, call.site, result);
@@ -342,6 +337,12 @@ void _mlir_ciface_tp_rt_scaled_matmul(TPRtContext *ctx,
   std::optional<Operand> b = scaledOperand(call, false, 0, mode);
   if (!a || !b)
     return;
+  std::string mismatch = abi::checkScaledMatmul(*a, *b);
+  if (mismatch.empty())
+    mismatch = abi::checkMatmulBias(call.operand(TP_RT_ROLE_BIAS),
+                                    b->data->dim(0));
+  if (!mismatch.empty())
+    return call.fail(mismatch);
   Tensor result;
   Status status =
       call.backend().scaledMatmul(*a, *b, call.operand(TP_RT_ROLE_BIAS),
@@ -412,17 +413,15 @@ void _mlir_ciface_tp_rt_all_gather_matmul(
     args.bs.push_back(*b);
     args.biases.push_back(call.operand(TP_RT_ROLE_BIAS, i));
     args.outTypes.push_back(call.resultType(firstProduct + i));
-    const Tensor &w = *args.bs.back().data;
-    int64_t n = w.rank() < 2 ? 0 : w.dim(transposeB ? 0 : 1);
-    std::string mismatch = biasMismatch(args.biases.back(), n);
-    if (!mismatch.empty())
-      return call.fail(mismatch);
   }
   args.dim = dim;
   args.transposeB = transposeB != 0;
   args.returnGathered = returnGathered != 0;
   args.schedule = toSchedule(algorithm, chunks);
   args.site = call.site;
+  std::string mismatch = abi::checkAllGatherMatmul(args, group->size());
+  if (!mismatch.empty())
+    return call.fail(mismatch);
   std::vector<Tensor> results;
   Status status = call.backend().allGatherMatmul(*group, args, results);
   call.finish(status, results);
@@ -450,17 +449,15 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
   args.bias = call.operand(TP_RT_ROLE_BIAS);
   args.addend = call.operand(TP_RT_ROLE_ADDEND);
   args.outType = call.resultType(returnUnreduced ? 1 : 0);
-  const Tensor &w = *args.b.data;
-  int64_t n = w.rank() < 2 ? 0 : w.dim(transposeB ? 0 : 1);
-  std::string mismatch = biasMismatch(args.bias, n);
-  if (!mismatch.empty())
-    return call.fail(mismatch);
   args.dim = dim;
   args.reduction = toReduction(reduction);
   args.transposeB = transposeB != 0;
   args.returnUnreduced = returnUnreduced != 0;
   args.schedule = toSchedule(algorithm, chunks);
   args.site = call.site;
+  std::string mismatch = abi::checkMatmulReduceScatter(args, group->size());
+  if (!mismatch.empty())
+    return call.fail(mismatch);
   std::vector<Tensor> results;
   Status status = call.backend().matmulReduceScatter(*group, args, results);
   call.finish(status, results);

@@ -151,7 +151,10 @@ LogicalResult LinearOp::verifySymbolUses(SymbolTableCollection &table) {
                                 : PlacementAttr::getReplicated(getContext());
   if (!gathered.isReplicated()) {
     int64_t d = gathered.getShardDim();
-    rows[d] = scaleExtent(rows[d], g);
+    FailureOr<int64_t> scaled = scaleExtentChecked(*this, "input", d, rows[d], g);
+    if (failed(scaled))
+      return failure();
+    rows[d] = *scaled;
   }
   if (!scattered.isReplicated()) {
     int64_t d = scattered.getShardDim();

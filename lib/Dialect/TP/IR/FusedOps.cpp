@@ -45,10 +45,17 @@ static LogicalResult verifyResultCount(Operation *op, size_t expected,
                                       << "), got " << op->getNumResults();
 }
 
-static RankedTensorType withDimScaled(RankedTensorType type, int64_t dim,
-                                      int64_t groupSize) {
+/// `type` (operand `name`) gathered along `dim` over a group of `groupSize`.
+static FailureOr<RankedTensorType> withDimScaled(Operation *op, StringRef name,
+                                                 RankedTensorType type,
+                                                 int64_t dim,
+                                                 int64_t groupSize) {
   SmallVector<int64_t> shape(type.getShape());
-  shape[dim] = scaleExtent(shape[dim], groupSize);
+  FailureOr<int64_t> scaled =
+      scaleExtentChecked(op, name, dim, shape[dim], groupSize);
+  if (failed(scaled))
+    return failure();
+  shape[dim] = *scaled;
   return RankedTensorType::get(shape, type.getElementType());
 }
 
@@ -122,7 +129,10 @@ AllGatherMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
   if (failed(group))
     return failure();
   auto a = getA().getType();
-  RankedTensorType gathered = withDimScaled(a, getDim(), group->size);
+  FailureOr<RankedTensorType> gathered =
+      withDimScaled(*this, "a", a, getDim(), group->size);
+  if (failed(gathered))
+    return failure();
   if (Value result = getGathered())
     if (failed(verifyGatheredShape(*this, "a", a, "gathered",
                                    cast<RankedTensorType>(result.getType()),
@@ -131,7 +141,7 @@ AllGatherMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
   for (auto [i, b, product] : llvm::enumerate(getBs(), getProducts())) {
     std::string bName = indexed("bs", i);
     FailureOr<SmallVector<int64_t>> shape =
-        inferProductShape([&] { return emitOpError(); }, "a", gathered, bName,
+        inferProductShape([&] { return emitOpError(); }, "a", *gathered, bName,
                           cast<RankedTensorType>(b.getType()), getTransposeB());
     if (failed(shape) ||
         failed(verifyTypeIs(*this, indexed("products", i),
@@ -251,25 +261,30 @@ AllGatherScaledMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
     return failure();
   auto a = getA().getType();
   int64_t g = group->size;
+  FailureOr<RankedTensorType> gathered =
+      withDimScaled(*this, "a", a, getDim(), g);
+  if (failed(gathered))
+    return failure();
   if (getReturnGathered()) {
     auto scale = getAScale().getType();
     // A per-tensor scale is shared by the group; others are gathered with A.
-    RankedTensorType gatheredScale = getMode() == ScalingMode::PerTensor
-                                         ? scale
-                                         : withDimScaled(scale, getDim(), g);
-    if (failed(verifyGatheredShape(
+    FailureOr<RankedTensorType> gatheredScale =
+        getMode() == ScalingMode::PerTensor
+            ? scale
+            : withDimScaled(*this, "a_scale", scale, getDim(), g);
+    if (failed(gatheredScale) ||
+        failed(verifyGatheredShape(
             *this, "a", a, "gathered",
             cast<RankedTensorType>(getGathered().getType()), getDim(), g)) ||
         failed(verifyTypeIs(
             *this, "gathered_scale",
             cast<RankedTensorType>(getGatheredScale().getType()),
-            gatheredScale.getShape(), gatheredScale.getElementType())))
+            gatheredScale->getShape(), gatheredScale->getElementType())))
       return failure();
   }
-  RankedTensorType gathered = withDimScaled(a, getDim(), g);
   for (auto [i, b, product] : llvm::enumerate(getBs(), getProducts())) {
     auto productType = cast<RankedTensorType>(product.getType());
-    SmallVector<int64_t> shape(gathered.getShape().drop_back());
+    SmallVector<int64_t> shape(gathered->getShape().drop_back());
     shape.push_back(cast<RankedTensorType>(b.getType()).getDimSize(0));
     if (failed(verifyTypeIs(*this, indexed("products", i), productType, shape,
                             productType.getElementType())) ||

@@ -3,6 +3,7 @@
 #include "VerifyHelpers.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tp;
@@ -12,6 +13,48 @@ static std::string formatType(ArrayRef<int64_t> shape, Type elementType) {
   llvm::raw_string_ostream os(text);
   os << RankedTensorType::get(shape, elementType);
   return text;
+}
+
+static std::string formatAxes(ArrayRef<int16_t> axes) {
+  std::string text = "[";
+  for (auto [i, axis] : llvm::enumerate(axes))
+    text += (i ? ", " : "") + std::to_string(axis);
+  return text + "]";
+}
+
+std::optional<int64_t> tp::checkedMul(int64_t a, int64_t b) {
+  int64_t product;
+  if (llvm::MulOverflow(a, b, product))
+    return std::nullopt;
+  return product;
+}
+
+LogicalResult tp::verifyTensorSizesFit(Operation *op) {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
+    auto shaped = dyn_cast<RankedTensorType>(type);
+    if (!shaped)
+      return success();
+    // Sub-byte elements are stored one per byte by the runtime; index and
+    // other element types as 8 bytes.
+    Type element = shaped.getElementType();
+    int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+    int64_t bytes = std::max<int64_t>(1, llvm::divideCeil(bits, 8));
+    std::optional<int64_t> total = bytes;
+    for (int64_t d : shaped.getShape())
+      if (total && !ShapedType::isDynamic(d))
+        total = checkedMul(*total, d);
+    if (total)
+      return success();
+    return op->emitOpError() << kind << " #" << index << " (" << type
+                             << ") holds more bytes than int64 counts";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -38,10 +81,21 @@ FailureOr<GroupInfo> tp::resolveGroup(Operation *op, FlatSymbolRefAttr gridRef,
     if (llvm::is_contained(info.axes, axis))
       return op->emitOpError("grid axis ") << axis << " is named twice";
     info.axes.push_back(axis);
-    info.size =
-        ShapedType::isDynamic(shape[axis]) || ShapedType::isDynamic(info.size)
-            ? ShapedType::kDynamic
-            : info.size * shape[axis];
+    int64_t extent = shape[axis];
+    if (!ShapedType::isDynamic(extent) && extent < 1)
+      return op->emitOpError("grid axis ")
+             << axis << " of " << gridRef << " has extent " << extent
+             << "; a group needs at least one rank";
+    if (ShapedType::isDynamic(extent) || ShapedType::isDynamic(info.size)) {
+      info.size = ShapedType::kDynamic;
+      continue;
+    }
+    std::optional<int64_t> size = checkedMul(info.size, extent);
+    if (!size)
+      return op->emitOpError("the group over axes ")
+             << formatAxes(axes) << " of " << gridRef
+             << " has more ranks than int64 holds";
+    info.size = *size;
   }
   return info;
 }
@@ -56,10 +110,16 @@ std::optional<int64_t> tp::getStaticGroupSize(Operation *op) {
     return std::nullopt;
   int64_t size = 1;
   for (int16_t axis : axes.asArrayRef()) {
-    if (axis < 0 || axis >= grid.getRank() ||
-        ShapedType::isDynamic(grid.getShape()[axis]))
+    if (axis < 0 || axis >= grid.getRank())
       return std::nullopt;
-    size *= grid.getShape()[axis];
+    int64_t extent = grid.getShape()[axis];
+    // Invalid groups (empty, or too many ranks) have no size to fold with.
+    std::optional<int64_t> product = ShapedType::isDynamic(extent) || extent < 1
+                                         ? std::nullopt
+                                         : checkedMul(size, extent);
+    if (!product)
+      return std::nullopt;
+    size = *product;
   }
   return size;
 }
@@ -67,7 +127,21 @@ std::optional<int64_t> tp::getStaticGroupSize(Operation *op) {
 int64_t tp::scaleExtent(int64_t extent, int64_t groupSize) {
   if (ShapedType::isDynamic(extent) || ShapedType::isDynamic(groupSize))
     return ShapedType::kDynamic;
-  return extent * groupSize;
+  std::optional<int64_t> scaled = checkedMul(extent, groupSize);
+  assert(scaled && "scaling a verified extent cannot overflow");
+  return *scaled;
+}
+
+FailureOr<int64_t> rules::scaleExtentChecked(Operation *op, StringRef name,
+                                             int64_t dim, int64_t extent,
+                                             int64_t groupSize) {
+  if (ShapedType::isDynamic(extent) || ShapedType::isDynamic(groupSize))
+    return ShapedType::kDynamic;
+  if (std::optional<int64_t> scaled = checkedMul(extent, groupSize))
+    return *scaled;
+  return op->emitOpError("'")
+         << name << "' dim " << dim << " (" << extent
+         << ") times the group size " << groupSize << " overflows int64";
 }
 
 //===----------------------------------------------------------------------===//
@@ -121,7 +195,10 @@ LogicalResult rules::verifyGatheredShape(Operation *op, StringRef localName,
       return op->emitOpError("'")
              << fullName << "' dim " << i << " (" << f
              << ") is not divisible by the group size " << groupSize;
-    if (ShapedType::isDynamic(l) || l * groupSize == f)
+    if (ShapedType::isDynamic(l))
+      continue;
+    std::optional<int64_t> gathered = checkedMul(l, groupSize);
+    if (gathered && *gathered == f)
       continue;
     if (localIsDerived)
       return op->emitOpError("'") << localName << "' dim " << i << " (" << l
@@ -131,7 +208,9 @@ LogicalResult rules::verifyGatheredShape(Operation *op, StringRef localName,
     return op->emitOpError("'")
            << fullName << "' dim " << i << " (" << f << ") must be '"
            << localName << "' dim " << i << " (" << l
-           << ") times the group size " << groupSize << " = " << l * groupSize;
+           << ") times the group size " << groupSize << " = "
+           << (gathered ? std::to_string(*gathered)
+                        : std::string("more than int64 holds"));
   }
   return success();
 }

@@ -27,6 +27,11 @@ LogicalResult verifyGatheredShape(Operation *op, StringRef localName,
                                   int64_t groupSize,
                                   bool localIsDerived = false);
 
+/// `extent` (dim `dim` of `name`) times the group size; reports an overflow.
+FailureOr<int64_t> scaleExtentChecked(Operation *op, StringRef name,
+                                      int64_t dim, int64_t extent,
+                                      int64_t groupSize);
+
 /// The shape of `a @ b` where the leading dims of `a` are batch dims and `b`
 /// is 2-D ([K, N], or [N, K] when `transposeB`). Reports a K mismatch.
 FailureOr<SmallVector<int64_t>>

@@ -102,16 +102,40 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
       fused->setAttr("chunks", b.getI64IntegerAttr(chunks));
   }
 
+  /// 'tp-axis' is -1 or an axis of some grid the pass can see.
+  LogicalResult checkTensorParallelAxis() {
+    if (tensorParallelAxis == -1)
+      return success();
+    // Grids inside the op, and those of enclosing symbol tables (only their
+    // top level: other functions may be transformed concurrently).
+    int64_t largestRank = -1;
+    auto note = [&](shard::GridOp grid) {
+      largestRank = std::max(largestRank, grid.getRank());
+    };
+    getOperation()->walk(note);
+    for (Operation *scope = getOperation()->getParentOp(); scope;
+         scope = scope->getParentOp())
+      if (scope->hasTrait<OpTrait::SymbolTable>())
+        for (auto grid : scope->getRegion(0).getOps<shard::GridOp>())
+          note(grid);
+    if (tensorParallelAxis >= 0 &&
+        (largestRank < 0 || tensorParallelAxis < largestRank))
+      return success();
+    InFlightDiagnostic diag =
+        emitError(getOperation()->getLoc(), "tp-async-tp: 'tp-axis' must be "
+                                            "-1 or an axis of a grid, got ")
+        << static_cast<int>(tensorParallelAxis);
+    if (largestRank >= 0)
+      diag << " (the largest grid has " << largestRank << " axes)";
+    return diag;
+  }
+
   void runOnOperation() override {
     AsyncTPOptions options;
+    if (failed(checkTensorParallelAxis()))
+      return signalPassFailure();
     if (tensorParallelAxis >= 0)
       options.tensorParallelAxis = static_cast<int16_t>(tensorParallelAxis);
-    else if (tensorParallelAxis != -1) {
-      emitError(getOperation()->getLoc(),
-                "tp-async-tp: 'tp-axis' must be a grid axis or -1, got ")
-          << static_cast<int>(tensorParallelAxis);
-      return signalPassFailure();
-    }
 
     std::optional<Algorithm> schedule;
     if (!algorithm.empty()) {

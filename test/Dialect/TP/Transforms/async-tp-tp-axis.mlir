@@ -3,7 +3,7 @@
 
 // With tp-axis set, only collectives along that grid axis fuse.
 
-// BAD-AXIS: error: tp-async-tp: 'tp-axis' must be a grid axis or -1, got -3
+// BAD-AXIS: error: tp-async-tp: 'tp-axis' must be -1 or an axis of a grid, got -3 (the largest grid has 2 axes)
 
 shard.grid @dp_tp(shape = 2x4)
 

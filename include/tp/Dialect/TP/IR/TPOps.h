@@ -40,8 +40,24 @@ FailureOr<GroupInfo> resolveGroup(Operation *op, FlatSymbolRefAttr gridRef,
 /// std::nullopt when the grid cannot be resolved or has a dynamic size.
 std::optional<int64_t> getStaticGroupSize(Operation *op);
 
-/// Multiplies a static extent by the group size; dynamic stays dynamic.
+/// Multiplies a static extent by the group size; dynamic stays dynamic. For
+/// extents of verified ops, whose products fit in int64.
 int64_t scaleExtent(int64_t extent, int64_t groupSize);
+
+/// a * b, or std::nullopt when it overflows int64.
+std::optional<int64_t> checkedMul(int64_t a, int64_t b);
+
+/// Reports a static tensor operand or result of `op` whose element count or
+/// byte size does not fit in int64.
+LogicalResult verifyTensorSizesFit(Operation *op);
+
+template <typename ConcreteType>
+class TensorSizesFit : public OpTrait::TraitBase<ConcreteType, TensorSizesFit> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyTensorSizesFit(op);
+  }
+};
 
 } // namespace mlir::tp
 

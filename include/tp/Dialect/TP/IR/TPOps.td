@@ -14,8 +14,14 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+// Every static tensor type of a tp op has an element count and a byte size
+// that fit in int64, so shape rules and the runtime can multiply extents.
+def TP_TensorSizesFit : NativeOpTrait<"TensorSizesFit"> {
+  let cppNamespace = "::mlir::tp";
+}
+
 class TP_Op<string mnemonic, list<Trait> traits = []>
-    : Op<TP_Dialect, mnemonic, traits>;
+    : Op<TP_Dialect, mnemonic, !listconcat([TP_TensorSizesFit], traits)>;
 
 // An op that runs on the group given by `grid` and `grid_axes`. The group
 // size is only known once the grid symbol is resolved, so shape rules that

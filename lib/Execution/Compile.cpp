@@ -242,7 +242,8 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
       what));
   addWrapper(copiedEntry);
   TP_RETURN_IF_ERROR(runPasses(
-      *module, [&](OpPassManager &pm) { buildBuffersToLLVMPipeline(pm); },
+      *module,
+      [&](OpPassManager &pm) { buildBuffersToLLVMPipeline(pm, pipeline); },
       what));
 
   TP_RETURN_IF_ERROR(jit(*module, *impl));

@@ -52,7 +52,7 @@ using namespace mlir;
 void tp::buildLowerToLLVMPipeline(OpPassManager &pm,
                                   const LowerToLLVMOptions &options) {
   buildBufferizePipeline(pm, options);
-  buildBuffersToLLVMPipeline(pm);
+  buildBuffersToLLVMPipeline(pm, options);
 }
 
 void tp::buildBufferizePipeline(OpPassManager &pm,
@@ -80,10 +80,13 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
   pm.addPass(createConvertBufferizationToMemRefPass());
 }
 
-void tp::buildBuffersToLLVMPipeline(OpPassManager &pm) {
+void tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
+                                    const LowerToLLVMOptions &options) {
   // Loops, then straight-line math and f32 arithmetic for types the host has
   // no instructions for.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.runtimeChecks)
+    pm.addPass(tp::createTPCheckIntegerDivision());
   pm.addPass(tp::createTPApproximateMath());
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16",   "f16",       "f8E4M3FN",

@@ -80,6 +80,22 @@ def TPLowerFP8Casts : Pass<"tp-lower-fp8-casts", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def TPCheckIntegerDivision : Pass<"tp-check-integer-division"> {
+  let summary = "Assert that scalar integer divisions are defined";
+  let description = [{
+    Before every scalar `arith` division and remainder (signed, unsigned,
+    ceil and floor forms) on integers or index, inserts a `cf.assert` that
+    the divisor is not zero and, for signed ones, that the division is not
+    the minimum over -1. LLVM treats both as undefined behaviour, which
+    yields arbitrary results or a trap without a location. The message
+    follows upstream's runtime verification: the op and its location.
+    `tp-lower-to-llvm` runs it after loops are formed when runtime checks are
+    on. Vector divisions are not checked.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect"];
+}
+
 def TPFinalizeRuntimeLowering : Pass<"tp-finalize-runtime-lowering",
                                      "::mlir::ModuleOp"> {
   let summary = "Drop what LLVM translation does not know after tp lowering";

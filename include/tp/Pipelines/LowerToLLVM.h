@@ -22,8 +22,9 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
   Option<bool> runtimeChecks{
       *this, "runtime-checks",
       llvm::cl::desc("Insert upstream's runtime verification (out-of-bounds "
-                     "slices, bad casts, dynamic shapes that do not fit), "
-                     "reported with the op and its location"),
+                     "slices, bad casts, dynamic shapes that do not fit) and "
+                     "checks of integer divisions, reported with the op and "
+                     "its location"),
       llvm::cl::init(true)};
 };
 
@@ -37,8 +38,10 @@ void buildLowerToLLVMPipeline(OpPassManager &pm,
 void buildBufferizePipeline(OpPassManager &pm,
                             const LowerToLLVMOptions &options);
 
-/// The second half: buffers, loops and math down to the LLVM dialect.
-void buildBuffersToLLVMPipeline(OpPassManager &pm);
+/// The second half: buffers, loops and math down to the LLVM dialect (with
+/// runtime checks, integer divisions are asserted defined).
+void buildBuffersToLLVMPipeline(OpPassManager &pm,
+                                const LowerToLLVMOptions &options);
 
 /// Registers `tp-lower-to-llvm` with the global pass registry.
 void registerLowerToLLVMPipeline();

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Runtime/Npy.h"
+#include "tp/Runtime/Files.h"
 
 #include <algorithm>
 #include <cctype>
@@ -406,26 +407,12 @@ bool tp::rt::writeNpy(const std::string &path, const Tensor &tensor,
   for (size_t i = 0; i < lengthBytes; ++i)
     preamble += static_cast<char>((header.size() >> (8 * i)) & 0xFF);
 
-  errno = 0;
-  FilePtr file(std::fopen(path.c_str(), "wb"));
-  if (!file) {
-    error = inFile(path, "cannot open for writing: " + systemError());
-    return false;
-  }
-  bool ok = std::fwrite(preamble.data(), 1, preamble.size(), file.get()) ==
-                preamble.size() &&
-            std::fwrite(header.data(), 1, header.size(), file.get()) ==
-                header.size() &&
-            (payloadBytes == 0 ||
-             std::fwrite(payload, 1, payloadBytes, file.get()) == payloadBytes);
-  // fclose flushes, so it too can fail (a full disk).
-  ok = std::fclose(file.release()) == 0 && ok;
-  if (!ok) {
-    error = inFile(path, "cannot write: " + systemError());
-    std::remove(path.c_str());
-    return false;
-  }
-  return true;
+  // Beside the target, then renamed: a failed write removes nothing.
+  return writeFileAtomically(
+      path,
+      {preamble, header,
+       std::string_view(static_cast<const char *>(payload), payloadBytes)},
+      error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -510,8 +497,8 @@ bool parseLayout(std::string_view headerText, size_t dataAvailable,
             "' is not supported (save with astype('<" +
             header->descr.substr(1) + "'))";
     else
-      why = "unsupported descr '" + printable(header->descr) +
-            "' (expected " + kSupportedDescrs + ")";
+      why = "unsupported descr '" + printable(header->descr) + "' (expected " +
+            kSupportedDescrs + ")";
     return false;
   }
   std::string shape = shapeText(header->shape);
@@ -529,17 +516,17 @@ bool parseLayout(std::string_view headerText, size_t dataAvailable,
     }
     uint64_t d = static_cast<uint64_t>(dim);
     if (nonzeroProduct > kMaxInt64 / d) {
-      why = "shape " + shape + " is too large (its element count overflows "
-            "int64)";
+      why = "shape " + shape +
+            " is too large (its element count overflows int64)";
       return false;
     }
     nonzeroProduct *= d;
   }
   // Bytes of the elements on disk and in memory (bytes widen to i32).
   uint64_t widest = std::max(diskType->itemBytes, byteSize(diskType->dtype));
-  if (nonzeroProduct > std::min<uint64_t>(kMaxInt64,
-                                          std::numeric_limits<size_t>::max()) /
-                           widest) {
+  if (nonzeroProduct >
+      std::min<uint64_t>(kMaxInt64, std::numeric_limits<size_t>::max()) /
+          widest) {
     why = "shape " + shape + " of '" + header->descr +
           "' is too large (its byte size overflows int64)";
     return false;
@@ -598,12 +585,12 @@ bool tp::rt::parseNpy(const void *data, size_t size, Tensor &tensor,
                       std::string &error) {
   const auto *bytes = static_cast<const uint8_t *>(data);
   Preamble preamble;
-  if (!parsePreamble(bytes, std::min(size, kMaxPreambleBytes), size,
-                     preamble, error))
+  if (!parsePreamble(bytes, std::min(size, kMaxPreambleBytes), size, preamble,
+                     error))
     return false;
-  std::string_view headerText(
-      reinterpret_cast<const char *>(bytes) + preamble.headerOffset,
-      preamble.headerBytes);
+  std::string_view headerText(reinterpret_cast<const char *>(bytes) +
+                                  preamble.headerOffset,
+                              preamble.headerBytes);
   Layout layout;
   if (!parseLayout(headerText, size - preamble.dataOffset(), layout, error))
     return false;

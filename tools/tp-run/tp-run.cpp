@@ -352,9 +352,14 @@ static bool checkOptions() {
     return false;
   // Created before the run, so a folder that cannot be made fails early. The
   // folder given is the user's; only what is created below it is ours.
-  if (!dumpDir.empty())
-    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
-      return refuse("cannot create " + dumpDir + ": " + ec.message());
+  if (dumpDir.empty())
+    return true;
+  if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
+    return refuse("cannot create " + dumpDir + ": " + ec.message());
+  // create_directories accepts a file standing where the folder should be.
+  if (!llvm::sys::fs::is_directory(dumpDir))
+    return refuse("cannot create " + dumpDir + ": " +
+                  std::make_error_code(std::errc::not_a_directory).message());
   return true;
 }
 

@@ -252,8 +252,11 @@ rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
     threads.push_back(std::move(thread));
   }
 
-  auto deadline = std::chrono::steady_clock::now() +
-                  rt::World::clampTimeout(options.timeout);
+  // A quarter and 100 ms more than the timeout: a rank waiting on a peer
+  // reports its own wait first, which says more than this deadline does.
+  std::chrono::milliseconds timeout = rt::World::clampTimeout(options.timeout);
+  auto deadline = std::chrono::steady_clock::now() + timeout + timeout / 4 +
+                  std::chrono::milliseconds(100);
   bool done = run->waitForRanks(deadline, /*untilFailure=*/true);
   if (!done && !run->world.failed())
     run->world.fail(-1, "the run took longer than the timeout of " +

@@ -2,6 +2,7 @@
 // that failed first; disagreeing ranks and missing ranks end with a clear
 // error, never a hang.
 // RUN: not tp-run %s --entry one_rank_fails --ranks 4 2>&1 | FileCheck %s --check-prefix=ONE
+// RUN: not tp-run %s --entry one_rank_fails --ranks 4 --no-runtime-checks 2>&1 | FileCheck %s --check-prefix=ONE-UNCHECKED
 // RUN: not tp-run %s --entry shapes_differ --ranks 2 2>&1 | FileCheck %s --check-prefix=SHAPES
 // RUN: not tp-run %s --entry rank_skips_collective --ranks 2 --timeout-ms 300 2>&1 | FileCheck %s --check-prefix=SKIP
 // RUN: not tp-run %s --entry unsupported --ranks 4 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OP
@@ -13,8 +14,11 @@ shard.grid @pair(shape = 2)
 
 // Rank 2 divides by zero in compiled code (the divisor is only known at run
 // time): the process reports the rank and the function instead of dying
-// silently.
-// ONE: tp-run: rank 2 died running @one_rank_fails: SIGFPE, an arithmetic fault
+// silently; the runtime checks also name the division.
+// ONE: 'arith.divsi' divides by zero
+// ONE-NEXT: Location: loc("{{.*}}tp-run-faults.mlir":[[@LINE+10]]:8)
+// ONE-NEXT: tp-run: rank 2 died running @one_rank_fails: SIGABRT: a runtime check failed
+// ONE-UNCHECKED: tp-run: rank 2 died running @one_rank_fails: SIGFPE, an arithmetic fault
 func.func @one_rank_fails(%x: tensor<2x4xf32>) -> (tensor<8x4xf32>, i64) {
   %rank = tp.group_rank on @tp axes = [0]
   %r = arith.index_cast %rank : index to i64

@@ -104,6 +104,8 @@ Value AllGatherMatmulOp::getBiasOf(unsigned i) {
 }
 
 LogicalResult AllGatherMatmulOp::verify() {
+  if (failed(verifyRequiredOperands(*this, {{0, "a"}})))
+    return failure();
   if (failed(verifyBiasMask(*this, getBiasMask(), getBs().size(),
                             getBiases().size())))
     return failure();
@@ -159,6 +161,8 @@ AllGatherMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatmulReduceScatterOp::verify() {
+  if (failed(verifyRequiredOperands(*this, {{0, "a"}, {1, "b"}})))
+    return failure();
   auto a = getA().getType();
   if (a.getRank() < 2)
     return emitOpError("'a' must have at least 2 dims [..., M, K], got ") << a;
@@ -214,6 +218,8 @@ Value AllGatherScaledMatmulOp::getBiasOf(unsigned i) {
 }
 
 LogicalResult AllGatherScaledMatmulOp::verify() {
+  if (failed(verifyRequiredOperands(*this, {{0, "a"}, {1, "a_scale"}})))
+    return failure();
   size_t numBs = getBs().size();
   if (failed(verifyBiasMask(*this, getBiasMask(), numBs, getBiases().size())))
     return failure();
@@ -300,6 +306,9 @@ AllGatherScaledMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ScaledMatmulReduceScatterOp::verify() {
+  if (failed(verifyRequiredOperands(
+          *this, {{0, "a"}, {1, "a_scale"}, {3, "b"}, {4, "b_scale"}})))
+    return failure();
   auto a = getA().getType(), b = getB().getType();
   if (a.getRank() < 2)
     return emitOpError("'a' must have at least 2 dims [..., M, K], got ") << a;

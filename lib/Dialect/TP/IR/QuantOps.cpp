@@ -66,6 +66,9 @@ FailureOr<int64_t> rules::verifyScaledGemmOperands(Operation *op,
 }
 
 LogicalResult ScaledMatmulOp::verify() {
+  if (failed(verifyRequiredOperands(
+          *this, {{0, "a"}, {1, "a_scale"}, {3, "b"}, {4, "b_scale"}})))
+    return failure();
   auto a = getA().getType(), b = getB().getType();
   if (a.getRank() != 2)
     return emitOpError("'a' must be 2-D [M, K], got ") << a;

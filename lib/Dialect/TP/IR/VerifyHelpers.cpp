@@ -37,7 +37,8 @@ LogicalResult tp::verifyTensorSizesFit(Operation *op) {
     // Sub-byte elements are stored one per byte by the runtime; index and
     // other element types as 8 bytes.
     Type element = shaped.getElementType();
-    int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+    int64_t bits =
+        element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
     int64_t bytes = std::max<int64_t>(1, llvm::divideCeil(bits, 8));
     std::optional<int64_t> total = bytes;
     for (int64_t d : shaped.getShape())
@@ -73,6 +74,7 @@ FailureOr<GroupInfo> tp::resolveGroup(Operation *op, FlatSymbolRefAttr gridRef,
            << gridRef;
   GroupInfo info{grid, {}, 1};
   ArrayRef<int64_t> shape = grid.getShape();
+  int64_t staticSize = 1;
   for (int16_t axis : axes) {
     if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
       return op->emitOpError("grid axis ")
@@ -86,17 +88,21 @@ FailureOr<GroupInfo> tp::resolveGroup(Operation *op, FlatSymbolRefAttr gridRef,
       return op->emitOpError("grid axis ")
              << axis << " of " << gridRef << " has extent " << extent
              << "; a group needs at least one rank";
-    if (ShapedType::isDynamic(extent) || ShapedType::isDynamic(info.size)) {
-      info.size = ShapedType::kDynamic;
+    // The static extents must multiply without overflow, whatever the
+    // order of the axes and wherever the dynamic ones are.
+    if (ShapedType::isDynamic(extent))
       continue;
-    }
-    std::optional<int64_t> size = checkedMul(info.size, extent);
+    std::optional<int64_t> size = checkedMul(staticSize, extent);
     if (!size)
       return op->emitOpError("the group over axes ")
              << formatAxes(axes) << " of " << gridRef
              << " has more ranks than int64 holds";
-    info.size = *size;
+    staticSize = *size;
   }
+  bool dynamic = llvm::any_of(info.axes, [&](int16_t axis) {
+    return ShapedType::isDynamic(shape[axis]);
+  });
+  info.size = dynamic ? ShapedType::kDynamic : staticSize;
   return info;
 }
 
@@ -189,16 +195,20 @@ LogicalResult rules::verifyGatheredShape(Operation *op, StringRef localName,
                << source.getDimSize(i) << ")";
       continue;
     }
-    if (ShapedType::isDynamic(groupSize) || ShapedType::isDynamic(f))
+    if (ShapedType::isDynamic(groupSize))
+      continue;
+    if (!ShapedType::isDynamic(l) && !checkedMul(l, groupSize))
+      return op->emitOpError("'")
+             << localName << "' dim " << i << " (" << l
+             << ") times the group size " << groupSize << " overflows int64";
+    if (ShapedType::isDynamic(f))
       continue;
     if (f % groupSize != 0)
       return op->emitOpError("'")
              << fullName << "' dim " << i << " (" << f
              << ") is not divisible by the group size " << groupSize;
-    if (ShapedType::isDynamic(l))
-      continue;
-    std::optional<int64_t> gathered = checkedMul(l, groupSize);
-    if (gathered && *gathered == f)
+    // l * groupSize was checked for overflow above.
+    if (ShapedType::isDynamic(l) || l * groupSize == f)
       continue;
     if (localIsDerived)
       return op->emitOpError("'") << localName << "' dim " << i << " (" << l
@@ -208,9 +218,7 @@ LogicalResult rules::verifyGatheredShape(Operation *op, StringRef localName,
     return op->emitOpError("'")
            << fullName << "' dim " << i << " (" << f << ") must be '"
            << localName << "' dim " << i << " (" << l
-           << ") times the group size " << groupSize << " = "
-           << (gathered ? std::to_string(*gathered)
-                        : std::string("more than int64 holds"));
+           << ") times the group size " << groupSize << " = " << l * groupSize;
   }
   return success();
 }

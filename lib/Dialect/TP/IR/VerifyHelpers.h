@@ -12,6 +12,23 @@
 
 namespace mlir::tp::rules {
 
+/// Each named operand group of an op with AttrSizedOperandSegments holds
+/// exactly one value. ODS only checks that the segment sizes add up, so
+/// generic-form IR can leave a required operand empty (and the op's getters
+/// would read past its operands).
+template <typename OpT>
+LogicalResult
+verifyRequiredOperands(OpT op,
+                       ArrayRef<std::pair<unsigned, StringRef>> groups) {
+  for (auto [index, name] : groups) {
+    size_t count = op.getODSOperands(index).size();
+    if (count != 1)
+      return op.emitOpError("operand '")
+             << name << "' must be exactly one value, got " << count;
+  }
+  return success();
+}
+
 /// `dim` must index a dim of a tensor of rank `rank`.
 LogicalResult verifyDimInRange(Operation *op, StringRef dimName, int64_t dim,
                                StringRef tensorName, int64_t rank);

@@ -118,8 +118,7 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
       if (scope->hasTrait<OpTrait::SymbolTable>())
         for (auto grid : scope->getRegion(0).getOps<shard::GridOp>())
           note(grid);
-    if (tensorParallelAxis >= 0 &&
-        (largestRank < 0 || tensorParallelAxis < largestRank))
+    if (tensorParallelAxis >= 0 && tensorParallelAxis < largestRank)
       return success();
     InFlightDiagnostic diag =
         emitError(getOperation()->getLoc(), "tp-async-tp: 'tp-axis' must be "
@@ -127,6 +126,8 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
         << static_cast<int>(tensorParallelAxis);
     if (largestRank >= 0)
       diag << " (the largest grid has " << largestRank << " axes)";
+    else
+      diag << " (no grid is visible)";
     return diag;
   }
 

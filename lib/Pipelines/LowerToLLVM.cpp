@@ -105,6 +105,7 @@ void tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
   // The LLVM dialect.
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(tp::createTPExpandMultiDynamicReshapes());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

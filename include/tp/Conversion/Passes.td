@@ -96,6 +96,22 @@ def TPCheckIntegerDivision : Pass<"tp-check-integer-division"> {
                            "::mlir::cf::ControlFlowDialect"];
 }
 
+def TPExpandMultiDynamicReshapes : Pass<"tp-expand-multi-dynamic-reshapes"> {
+  let summary = "Work around MLIR 22's crash on expand_shape with several "
+                "dynamic sizes per group";
+  let description = [{
+    Rewrites every `memref.expand_shape` whose result has more than one
+    dynamic size in one reassociation group into a `memref.reinterpret_cast`
+    of the source's base buffer: the `output_shape` as sizes, and strides
+    row-major within each group from the source dim's stride. MLIR 22's
+    `expand-strided-metadata` segfaults on such ops
+    (llvm/llvm-project#186830, fixed for LLVM 23); `tp-lower-to-llvm` runs
+    this pass just before it. Other expands are left to upstream.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def TPFinalizeRuntimeLowering : Pass<"tp-finalize-runtime-lowering",
                                      "::mlir::ModuleOp"> {
   let summary = "Drop what LLVM translation does not know after tp lowering";

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Program.h"
+#include "tp/Conversion/ShardToTP/ShardToTP.h"
 #include "tp/Conversion/TPToRuntime/TPToRuntime.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 
@@ -125,9 +126,11 @@ rt::Status mlir::tp::checkProgram(func::FuncOp entry, int ranks) {
     func.walk([&](Operation *op) {
       if (isa<shard::ShardDialect>(op->getDialect()) &&
           !isa<shard::GridOp>(op)) {
+        std::optional<std::string> why = whyNotRaised(op);
         status = rt::Status::error(
-            siteOf(op) + ": tp-import does not raise this op, and compiled "
-                         "programs cannot run shard ops");
+            siteOf(op) + ": tp-import does not raise this op" +
+            (why ? " (" + *why + ")" : std::string()) +
+            ", and compiled programs cannot run shard ops");
         return WalkResult::interrupt();
       }
       status = checkGrid(op, ranks);

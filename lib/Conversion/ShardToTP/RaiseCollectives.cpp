@@ -8,6 +8,7 @@
 
 #include "Reasons.h"
 #include "tp/Conversion/ShardToTP/ShardToTP.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
@@ -42,6 +43,31 @@ static std::optional<std::string> checkCollective(Operation *op, Value input,
     return "it changes the element type";
   if (axes.empty())
     return "it names no grid axis";
+  // Upstream accepts grids with empty axes; a tp group needs a rank, and
+  // its size must be countable.
+  auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+  auto grid = gridRef ? SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+                            op, gridRef)
+                      : shard::GridOp();
+  if (!grid)
+    return "its grid is not a shard.grid";
+  int64_t size = 1;
+  for (int16_t axis : axes) {
+    if (axis < 0 || axis >= grid.getRank())
+      return "it names grid axis " + std::to_string(axis) +
+             ", which its grid does not have";
+    int64_t extent = grid.getShape()[axis];
+    if (ShapedType::isDynamic(extent))
+      continue;
+    if (extent < 1)
+      return "grid axis " + std::to_string(axis) + " of @" +
+             gridRef.getValue().str() + " has extent " +
+             std::to_string(extent) + ", so the group has no rank";
+    std::optional<int64_t> product = checkedMul(size, extent);
+    if (!product)
+      return std::string("its group has more ranks than int64 holds");
+    size = *product;
+  }
   return std::nullopt;
 }
 

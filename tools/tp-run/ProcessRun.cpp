@@ -1,6 +1,7 @@
 //===- ProcessRun.cpp - tp-run with one process per rank ------------------===//
 
 #include "ProcessRun.h"
+#include "tp/Runtime/World.h"
 #include "tp/Runtime/Wire.h"
 #ifdef TP_HAVE_CUDA
 #include "tp/Runtime/CudaBackend.h"
@@ -79,6 +80,10 @@ rt::Status run::runProcesses(mlir::func::FuncOp entry,
     rt::LaunchSpec spec;
     spec.argv = argv;
     spec.ranks = options.ranks;
+    // The ranks' own run, as with threads, plus what threads do not pay:
+    // starting the processes, compiling, and creating NCCL communicators.
+    std::chrono::milliseconds timeout = rt::World::clampTimeout(options.timeout);
+    spec.timeout = timeout + timeout / 4 + std::chrono::seconds(30);
     TP_RETURN_IF_ERROR(rt::createNcclUniqueId(spec.bootstrap));
     std::vector<std::string> all;
     TP_RETURN_IF_ERROR(rt::launchRanks(spec, all));

@@ -28,6 +28,8 @@ tools = [
     "tp-capi-test",
     "tp-run",
     "tp-launch-probe",
+    "tp-fuzz-ir",
+    "tp-fuzz-npy",
     "not",
     "count",
     "split-file",

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace tp::rt;
@@ -435,7 +436,14 @@ TEST_F(NpyTest, MissingFile) {
 
 TEST_F(NpyTest, DirectoryIsNotAFile) {
   std::string error = readError(dir.string());
-  EXPECT_NE(error.find("cannot"), std::string::npos) << error;
+  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+}
+
+// A FIFO without a writer would block a plain open() forever.
+TEST_F(NpyTest, FifoIsRefusedWithoutBlocking) {
+  ASSERT_EQ(::mkfifo(path("f.npy").c_str(), 0600), 0);
+  std::string error = readError(path("f.npy"));
+  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
 }
 
 TEST_F(NpyTest, TruncatedData) {
@@ -584,6 +592,62 @@ TEST_F(NpyTest, ShapeTooLarge) {
             headerFile("{'descr': '<f8', 'fortran_order': False, "
                        "'shape': (4294967296, 4294967296, 2), }"));
   EXPECT_NE(readError(path("s.npy")).find("is too large"), std::string::npos);
+}
+
+TEST_F(NpyTest, ShapeOverflowsEvenWithAZeroDim) {
+  // 0 elements, but Tensor's int64 products of the other dims overflow.
+  writeFile(path("s.npy"),
+            headerFile("{'descr': '<f4', 'fortran_order': False, "
+                       "'shape': (4611686018427387904, 4, 0), }"));
+  std::string error = readError(path("s.npy"));
+  EXPECT_NE(error.find("is too large (its element count overflows int64)"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(NpyTest, ShapeBytesOverflow) {
+  writeFile(path("s.npy"),
+            headerFile("{'descr': '<f8', 'fortran_order': False, "
+                       "'shape': (2305843009213693952,), }"));
+  std::string error = readError(path("s.npy"));
+  EXPECT_NE(error.find("is too large (its byte size overflows int64)"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(NpyTest, ShapeExceedsTheData) {
+  writeFile(path("s.npy"),
+            headerFile("{'descr': '<f4', 'fortran_order': False, "
+                       "'shape': (1000000,), }"));
+  std::string error = readError(path("s.npy"));
+  EXPECT_NE(error.find("holds 24 bytes, expects 4000000"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("(truncated)"), std::string::npos) << error;
+}
+
+// Header bytes quoted in a message are escaped: one printable line.
+TEST_F(NpyTest, MessagesQuoteHeaderBytesPrintably) {
+  writeFile(path("k.npy"), headerFile(std::string("{'a\nb\x01': 1}")));
+  std::string error = readError(path("k.npy"));
+  EXPECT_NE(error.find("unexpected key 'a\\x0ab\\x01'"), std::string::npos)
+      << error;
+}
+
+TEST_F(NpyTest, ParsesFromMemory) {
+  Tensor tensor = makeTensor<float>(DType::F32, {2, 2}, {1, 2, 3, 4});
+  std::string error;
+  ASSERT_TRUE(writeNpy(path("m.npy"), tensor, error)) << error;
+  std::string bytes = readFile(path("m.npy"));
+  Tensor parsed;
+  ASSERT_TRUE(parseNpy(bytes.data(), bytes.size(), parsed, error)) << error;
+  expectSameBits(parsed, tensor);
+
+  // Errors do not name a file.
+  EXPECT_FALSE(parseNpy(bytes.data(), bytes.size() - 1, parsed, error));
+  EXPECT_EQ(error.rfind("data holds 15 bytes, expects 16", 0), 0u) << error;
+  EXPECT_FALSE(parseNpy(nullptr, 0, parsed, error));
+  EXPECT_EQ(error, "not a .npy file (bad magic)");
+  expectSameBits(parsed, tensor);
 }
 
 TEST_F(NpyTest, WriteErrors) {

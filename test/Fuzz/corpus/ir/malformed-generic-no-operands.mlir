@@ -1,0 +1,2 @@
+"tp.all_gather"() : () -> ()
+"tp.matmul"() : () -> ()

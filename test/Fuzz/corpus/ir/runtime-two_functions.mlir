@@ -1,0 +1,2 @@
+func.func @first() { return }
+func.func @second() { return }

@@ -1,6 +1,7 @@
 //===- gpu_overlap.cpp - fused vs unfused async TP on one GPU -------------===//
 //
 //   tp-gpu-bench [--ranks 8] [--tokens 8192] [--fp8] [--chunks 1] [--repeat 5]
+//   tp-gpu-bench --devices
 //
 // Emulates `ranks` tensor-parallel ranks on one GPU (the loopback transport:
 // copy-engine cudaMemcpyAsync between per-rank buffers, a high-priority comm
@@ -8,12 +9,21 @@
 // and prints, per layer: the unfused time (collective, then GEMM), the fused
 // time (pieces moving while earlier pieces are multiplied), GEMM-only and
 // transfer-only times, overlap efficiency max(T_gemm, T_comm) / T_fused and
-// the speedup. Times are for the whole group, best of --repeat.
+// the speedup. Times are for the whole group, best of --repeat. Below the
+// table: how often a GEMM took a slower path (cuBLASLt fallbacks). Every
+// rank's compute stream has its own cuBLASLt workspace: split-K and stream-K
+// kernels keep partial sums and flags there, so concurrent GEMMs must not
+// share one.
+//
+// --devices lists the GPUs, or prints the CUDA error and fails. Without a
+// usable device the benchmark prints why and skips (exit 0), unless
+// TP_REQUIRE_CUDA_DEVICE is set: then it fails.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
 #include "LtGemm.h"
+#include "tp/Runtime/CudaBackend.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -76,6 +86,8 @@ struct Bench {
       CHECK(cudaEventCreateWithFlags(&r.done, cudaEventDisableTiming));
     }
     CHECK_STATUS(gemm.init("tp-gpu-bench"));
+    for (Rank &r : rank)
+      CHECK_STATUS(gemm.reserveWorkspace(r.compute, "tp-gpu-bench"));
     CHECK(cudaMalloc(&unitScale, sizeof(float)));
     float one = 1.0f;
     CHECK(cudaMemcpy(unitScale, &one, sizeof(one), cudaMemcpyHostToDevice));
@@ -303,6 +315,23 @@ Row matmulReduceScatter(Bench &b, int64_t m, int64_t k, int64_t n) {
   return row;
 }
 
+/// Lists the devices (--devices); fails with the CUDA error.
+int listDevices() {
+  int devices = 0;
+  if (Status query = queryCudaDevices(devices); !query.isOk()) {
+    std::fprintf(stderr, "tp-gpu-bench: %s\n", query.message().c_str());
+    return 1;
+  }
+  for (int i = 0; i < devices; ++i) {
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, i));
+    std::printf("GPU %d: %s, sm_%d%d, %d SMs, %.0f GiB\n", i, prop.name,
+                prop.major, prop.minor, prop.multiProcessorCount,
+                prop.totalGlobalMem / double(1ull << 30));
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -321,15 +350,23 @@ int main(int argc, char **argv) {
       b.repeat = static_cast<int>(next());
     else if (arg == "--fp8")
       b.fp8 = true;
+    else if (arg == "--devices")
+      return listDevices();
     else {
       std::fprintf(stderr, "usage: tp-gpu-bench [--ranks 8] [--tokens 8192] "
-                           "[--fp8] [--chunks 1] [--repeat 5]\n");
+                           "[--fp8] [--chunks 1] [--repeat 5] | --devices\n");
       return 1;
     }
   }
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("tp-gpu-bench: no CUDA device; skipped\n");
+  if (Status query = queryCudaDevices(devices); !query.isOk()) {
+    std::fprintf(stderr, "tp-gpu-bench: %s\n", query.message().c_str());
+    if (cudaDeviceRequired()) {
+      std::fprintf(stderr, "tp-gpu-bench: FAILED: TP_REQUIRE_CUDA_DEVICE is "
+                           "set, so a GPU must be usable\n");
+      return 1;
+    }
+    std::printf("tp-gpu-bench: no usable CUDA device; skipped\n");
     return 0;
   }
   b.init();
@@ -353,5 +390,7 @@ int main(int argc, char **argv) {
                 r.name.c_str(), r.unfused, r.fused, r.gemm, r.comm,
                 100.0 * r.comm / r.unfused, std::max(r.gemm, r.comm) / r.fused,
                 r.unfused / r.fused);
+  std::printf("\ncuBLASLt workspaces: %zu (one per stream); fallbacks: %s\n",
+              b.gemm.workspaceCount(), b.gemm.counters().summary().c_str());
   return 0;
 }

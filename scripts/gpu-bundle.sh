@@ -7,13 +7,16 @@
 #   scripts/gpu-bundle.sh        # here: builds, writes .gpu-bundle/tp-gpu.tar.xz
 #
 # On the GPU machine, from the repository root (the device tool carries
-# .gpu-bundle, which git ignores):
+# .gpu-bundle, which git ignores; $OUT is the folder it brings back):
 #
-#   tar xJf .gpu-bundle/tp-gpu.tar.xz -C /tmp && scripts/gpu-check.sh --prebuilt /tmp/tp-gpu
+#   scripts/gpu-check.sh --prebuilt .gpu-bundle/tp-gpu.tar.xz --out "$OUT"
 #
-# The archive holds bin/ (the tools and tests gpu-check.sh runs) and lib/
-# (every shared library they load except the C/C++ runtime and CUDA's own
-# cudart, cuBLASLt and NCCL, which the GPU machine provides).
+# gpu-check.sh unpacks it with tar and xz, or with python3 where xz is
+# missing. The archive holds bin/ (the tools and tests gpu-check.sh runs) and
+# lib/ (every shared library they load except the C/C++ runtime and CUDA's
+# own cudart, cuBLASLt and NCCL, which the GPU machine provides: see
+# docs/Runtime.md, "Checking it on a GPU"). xz keeps it under the device
+# tool's 64 MiB carry limit, which a gzip copy next to it would break.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}

@@ -1,7 +1,9 @@
 //===- CudaBackendTest.cpp - the CUDA backend against the CPU backend -----===//
 //
 // Every case runs on both backends with the same inputs and compares. Without
-// a CUDA device every test is skipped (CI has none).
+// a usable CUDA device every test is skipped (CI has none) with the device
+// query's error, unless TP_REQUIRE_CUDA_DEVICE says a GPU is there: then a
+// skip would hide a broken setup, and every test fails with that error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,8 +98,14 @@ Tensor random(DType type, std::vector<int64_t> shape, unsigned seed) {
 class CudaBackendTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (cudaDeviceCount() == 0)
-      GTEST_SKIP() << "no CUDA device";
+    int count = 0;
+    Status query = queryCudaDevices(count);
+    if (query.isOk())
+      return;
+    if (cudaDeviceRequired())
+      FAIL() << query.message()
+             << " (TP_REQUIRE_CUDA_DEVICE is set: a GPU must be usable)";
+    GTEST_SKIP() << query.message();
   }
 };
 

@@ -25,6 +25,16 @@ bool cudaBackendBuilt();
 /// Number of visible CUDA devices (0 without a driver or device).
 int cudaDeviceCount();
 
+/// The number of visible CUDA devices; fails with cudaGetDeviceCount's error
+/// (no driver, a driver older than the runtime...) or when it finds none, so
+/// the reason a GPU is unusable can be printed.
+Status queryCudaDevices(int &count);
+
+/// Set (to anything but "0") where a GPU is known to be there (scripts/
+/// gpu-check.sh, once nvidia-smi has listed one): the CUDA unit tests and
+/// tp-gpu-bench then fail instead of skipping when the device query fails.
+bool cudaDeviceRequired();
+
 /// The CUDA backend of `rank` on the loopback transport; fails with a
 /// message when there is no device.
 Status createCudaBackend(World &world, int rank,

@@ -4,6 +4,8 @@
 #include "Kernels.h"
 #include "tp/Runtime/Trace.h"
 
+#include <tuple>
+
 using namespace tp::rt;
 using namespace tp::rt::cuda;
 
@@ -49,7 +51,18 @@ Status CudaRank::init(int deviceIndex) {
   TP_CUDA(cudaStreamCreateWithPriority(&comm, cudaStreamNonBlocking, highest));
   TP_CUDA(
       cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device));
-  return gemm.init(context);
+  // Every fallback to a slower GEMM path shows in the trace, as an instant on
+  // the compute track.
+  gemm.setObserver([this](Fallback fallback) {
+    if (!trace)
+      return;
+    double now = trace->nowUs();
+    trace->record(rank, Stream::Compute,
+                  std::string("fallback: ") + cuda::name(fallback), "fallback",
+                  now, now);
+  });
+  TP_RETURN_IF_ERROR(gemm.init(context));
+  return gemm.reserveWorkspace(compute, context);
 }
 
 Status CudaRank::synchronize(cudaStream_t stream, const std::string &context) {
@@ -145,9 +158,11 @@ Status CudaRank::matmul(const Tensor &a, const Tensor &b, bool transposeB,
   return download(dd, result, compute, context);
 }
 
-/// A scaled GEMM of operands on the device: native FP8 for per-tensor and
-/// (when cuBLASLt has it) row-wise scales; block scales are dequantized to
-/// bf16 first (native MXFP8/NVFP4 GEMMs need sm_100).
+/// A scaled GEMM of operands on the device, by the first path that runs (see
+/// scaledGemmOrder): native FP8 for per-tensor and row-wise scales, then for
+/// row-wise a unit-scaled FP8 GEMM with the scales applied after, then bf16
+/// on dequantized operands (the only way for block scales: native MXFP8 and
+/// NVFP4 GEMMs need sm_100). Every path but the first is counted and traced.
 Status CudaRank::scaledGemm(const Operand &a, const void *aData,
                             const void *aScale, const Operand &b,
                             const void *bData, const void *bScale, int64_t m,
@@ -165,60 +180,121 @@ Status CudaRank::scaledGemm(const Operand &a, const void *aData,
   p.transposeB = true;
   p.dType = outType;
   p.bias = bias;
-  bool fp8 = mode == Scaling::PerTensor || mode == Scaling::RowWise;
-  if (fp8) {
-    p.aType = a.data->dtype();
-    p.bType = b.data->dtype();
-    p.aScale = static_cast<const float *>(aScale);
-    p.bScale = static_cast<const float *>(bScale);
-    p.rowWise = mode == Scaling::RowWise;
-    if (gemm.supports(p, aData, bData, d))
-      return gemm.run(p, aData, bData, d, stream, context);
-    if (mode == Scaling::RowWise) {
-      // Unit-scaled FP8 GEMM to fp32, then the row and column scales.
-      void *unit, *acc;
-      TP_RETURN_IF_ERROR(buffer("sc.unit", sizeof(float) * 2, unit, context));
-      float ones[2] = {1.0f, 1.0f};
-      TP_CUDA(cudaMemcpyAsync(unit, ones, sizeof(ones), cudaMemcpyHostToDevice,
-                              stream));
-      TP_RETURN_IF_ERROR(buffer("sc.acc", sizeof(float) * m * n, acc, context));
-      GemmProblem unitScaled = p;
-      unitScaled.rowWise = false;
-      unitScaled.aScale = unitScaled.bScale = static_cast<float *>(unit);
-      unitScaled.dType = DType::F32;
-      unitScaled.bias = nullptr;
-      TP_RETURN_IF_ERROR(
-          gemm.run(unitScaled, aData, bData, acc, stream, context));
-      TP_CUDA(launchScaleRowsCols(static_cast<float *>(acc), m, n,
-                                  static_cast<const float *>(aScale),
-                                  static_cast<const float *>(bScale), stream));
-      TP_CUDA(launchConvert(static_cast<float *>(acc), m * n, bias, outType, n,
-                            d, outType, stream));
-      return Status::ok();
+
+  auto native = [&](Status &error) {
+    GemmProblem q = p;
+    q.aType = a.data->dtype();
+    q.bType = b.data->dtype();
+    q.aScale = static_cast<const float *>(aScale);
+    q.bScale = static_cast<const float *>(bScale);
+    q.rowWise = mode == Scaling::RowWise;
+    return gemm.attempt(q, aData, bData, d, stream, context, error);
+  };
+  // Row-wise: a unit-scaled FP8 GEMM to fp32, then the row and column scales
+  // and the bias.
+  auto unitScaled = [&](Status &error) {
+    auto failed = [&](Status status) {
+      error = std::move(status);
+      return Attempt::Failed;
+    };
+    void *unit, *acc;
+    if (Status s = buffer("sc.unit", sizeof(float) * 2, unit, context);
+        !s.isOk())
+      return failed(std::move(s));
+    if (Status s = buffer("sc.acc", sizeof(float) * m * n, acc, context);
+        !s.isOk())
+      return failed(std::move(s));
+    GemmProblem q = p;
+    q.aType = a.data->dtype();
+    q.bType = b.data->dtype();
+    q.aScale = q.bScale = static_cast<float *>(unit);
+    q.dType = DType::F32;
+    q.bias = nullptr;
+    if (!gemm.supports(q, aData, bData, acc)) {
+      error = Status::error(context + ": no unit-scaled FP8 algorithm");
+      return Attempt::Refused;
     }
-  }
-  // Dequantize both operands to bf16, then a bf16 GEMM.
-  void *wideA, *wideB, *globals;
-  TP_RETURN_IF_ERROR(buffer("sc.a16", 2 * m * k, wideA, context));
-  TP_RETURN_IF_ERROR(buffer("sc.b16", 2 * n * k, wideB, context));
-  TP_RETURN_IF_ERROR(buffer("sc.globals", 2 * sizeof(float), globals, context));
-  float hostGlobals[2] = {
-      a.globalScale ? static_cast<float>(a.globalScale->get(0)) : 1.0f,
-      b.globalScale ? static_cast<float>(b.globalScale->get(0)) : 1.0f};
-  TP_CUDA(cudaMemcpyAsync(globals, hostGlobals, sizeof(hostGlobals),
-                          cudaMemcpyHostToDevice, stream));
-  TP_CUDA(launchDequantizeToBF16(static_cast<const uint8_t *>(aData),
-                                 a.data->dtype(), aScale, a.scale->dtype(),
-                                 static_cast<float *>(globals), mode, m, k,
-                                 static_cast<uint16_t *>(wideA), stream));
-  TP_CUDA(launchDequantizeToBF16(static_cast<const uint8_t *>(bData),
-                                 b.data->dtype(), bScale, b.scale->dtype(),
-                                 static_cast<float *>(globals) + 1, mode, n, k,
-                                 static_cast<uint16_t *>(wideB), stream));
-  p.aType = p.bType = DType::BF16;
-  p.aScale = p.bScale = nullptr;
-  p.rowWise = false;
-  return gemm.run(p, wideA, wideB, d, stream, context);
+    float ones[2] = {1.0f, 1.0f};
+    if (Status s = check(cudaMemcpyAsync(unit, ones, sizeof(ones),
+                                         cudaMemcpyHostToDevice, stream),
+                         "cudaMemcpyAsync", context);
+        !s.isOk())
+      return failed(std::move(s));
+    Attempt outcome =
+        gemm.attempt(q, aData, bData, acc, stream, context, error);
+    if (outcome != Attempt::Done)
+      return outcome;
+    if (Status s = check(launchScaleRowsCols(static_cast<float *>(acc), m, n,
+                                             static_cast<const float *>(aScale),
+                                             static_cast<const float *>(bScale),
+                                             stream),
+                         "scaling kernel", context);
+        !s.isOk())
+      return failed(std::move(s));
+    if (Status s = check(launchConvert(static_cast<float *>(acc), m * n, bias,
+                                       outType, n, d, outType, stream),
+                         "conversion kernel", context);
+        !s.isOk())
+      return failed(std::move(s));
+    return Attempt::Done;
+  };
+  // Both operands dequantized to bf16, then a bf16 GEMM.
+  auto dequantized = [&](Status &error) {
+    auto failed = [&](Status status) {
+      error = std::move(status);
+      return Attempt::Failed;
+    };
+    void *wideA, *wideB, *globals;
+    for (auto [purpose, bytes, ptr] :
+         {std::tuple{"sc.a16", size_t(2 * m * k), &wideA},
+          std::tuple{"sc.b16", size_t(2 * n * k), &wideB},
+          std::tuple{"sc.globals", 2 * sizeof(float), &globals}})
+      if (Status s = buffer(purpose, bytes, *ptr, context); !s.isOk())
+        return failed(std::move(s));
+    float hostGlobals[2] = {
+        a.globalScale ? static_cast<float>(a.globalScale->get(0)) : 1.0f,
+        b.globalScale ? static_cast<float>(b.globalScale->get(0)) : 1.0f};
+    if (Status s =
+            check(cudaMemcpyAsync(globals, hostGlobals, sizeof(hostGlobals),
+                                  cudaMemcpyHostToDevice, stream),
+                  "cudaMemcpyAsync", context);
+        !s.isOk())
+      return failed(std::move(s));
+    if (Status s =
+            check(launchDequantizeToBF16(
+                      static_cast<const uint8_t *>(aData), a.data->dtype(),
+                      aScale, a.scale->dtype(), static_cast<float *>(globals),
+                      mode, m, k, static_cast<uint16_t *>(wideA), stream),
+                  "dequantization kernel", context);
+        !s.isOk())
+      return failed(std::move(s));
+    if (Status s = check(
+            launchDequantizeToBF16(static_cast<const uint8_t *>(bData),
+                                   b.data->dtype(), bScale, b.scale->dtype(),
+                                   static_cast<float *>(globals) + 1, mode, n,
+                                   k, static_cast<uint16_t *>(wideB), stream),
+            "dequantization kernel", context);
+        !s.isOk())
+      return failed(std::move(s));
+    GemmProblem q = p;
+    q.aType = q.bType = DType::BF16;
+    return gemm.attempt(q, wideA, wideB, d, stream, context, error);
+  };
+
+  return runFirstAccepted(
+      scaledGemmOrder(mode, alignmentOf(aScale), alignmentOf(bScale)),
+      [&](ScaledPath path, Status &error) {
+        switch (path) {
+        case ScaledPath::Native:
+          return native(error);
+        case ScaledPath::UnitScaled:
+          return unitScaled(error);
+        case ScaledPath::Dequantize:
+          return dequantized(error);
+        }
+        return Attempt::Refused;
+      },
+      [&](Fallback fallback) { gemm.note(fallback); }, context);
 }
 
 Status CudaRank::scaledMatmul(const Operand &a, const Operand &b,

@@ -91,6 +91,8 @@ public:
   Status init(int device);
 
   std::string name() const override { return "cuda"; }
+  /// How often this rank's GEMMs took a slower path.
+  const FallbackCounters &fallbackCounters() const { return gemm.counters(); }
   Status matmul(const Tensor &a, const Tensor &b, bool transposeB,
                 const std::string &site, Tensor &result) override;
   Status scaledMatmul(const Operand &a, const Operand &b, const Tensor *bias,

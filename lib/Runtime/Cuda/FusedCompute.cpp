@@ -48,6 +48,10 @@ Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
   p.elementBytes = byteSize(a.dtype());
   p.chunks = args.schedule.pieces(p.extL);
   p.gatherScale = p.scaled && *args.a.scaling != Scaling::PerTensor;
+  // K pieces and scaled fallbacks write the products through a kernel.
+  if (p.kSplit || p.scaled)
+    for (DType type : args.outTypes)
+      TP_RETURN_IF_ERROR(checkKernelOutput(type, context));
 
   p.gathered = Tensor(a.dtype(), gatheredShape);
   TP_RETURN_IF_ERROR(buffer("agm.G", p.gathered.numBytes(), p.dG, context));
@@ -242,6 +246,8 @@ Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
   if (args.reduction != Reduction::Sum && args.reduction != Reduction::Avg)
     return Status::error(context +
                          ": a fused reduce-scatter reduces with sum or avg");
+  // The staged partials are reduced and rounded by a kernel.
+  TP_RETURN_IF_ERROR(checkKernelOutput(args.outType, context));
   const Tensor &a = *args.a.data;
   p.g = groupSize;
   p.me = me;

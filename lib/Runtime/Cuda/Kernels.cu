@@ -98,6 +98,18 @@ __global__ void convertKernel(const float *in, int64_t n, const void *bias,
   }
 }
 
+__global__ void addBiasKernel(void *d, DType dType, int64_t batch,
+                              int64_t batchStride, int64_t rows, int64_t cols,
+                              int64_t ld, const void *bias, DType biasType) {
+  int64_t n = batch * rows * cols;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t col = i % cols, row = i / cols % rows, block = i / cols / rows;
+    int64_t at = block * batchStride + row * ld + col;
+    store(d, dType, at, load(d, dType, at) + load(bias, biasType, col));
+  }
+}
+
 __global__ void scaleRowsColsKernel(float *d, int64_t rows, int64_t cols,
                                     const float *rowScale,
                                     const float *colScale) {
@@ -159,6 +171,16 @@ cudaError_t tp::rt::cuda::launchConvert(const float *in, int64_t n,
                                         DType outType, cudaStream_t stream) {
   convertKernel<<<gridFor(n), 256, 0, stream>>>(in, n, bias, biasType, biasSize,
                                                 out, outType);
+  return cudaGetLastError();
+}
+
+cudaError_t tp::rt::cuda::launchAddBias(void *d, DType dType, int64_t batch,
+                                        int64_t batchStride, int64_t rows,
+                                        int64_t cols, int64_t ld,
+                                        const void *bias, DType biasType,
+                                        cudaStream_t stream) {
+  addBiasKernel<<<gridFor(batch * rows * cols), 256, 0, stream>>>(
+      d, dType, batch, batchStride, rows, cols, ld, bias, biasType);
   return cudaGetLastError();
 }
 

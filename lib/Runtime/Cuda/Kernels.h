@@ -28,6 +28,15 @@ cudaError_t launchConvert(const float *in, int64_t n, const void *bias,
                           DType biasType, int64_t biasSize, void *out,
                           DType outType, cudaStream_t stream);
 
+/// d[b][i, j] += bias[j] for `batch` row-major [rows, cols] blocks of d,
+/// rows `ld` elements apart and blocks `batchStride` apart, added in fp32
+/// (the bias of an FP8 GEMM with f32 output, which cuBLASLt takes only in
+/// bf16).
+cudaError_t launchAddBias(void *d, DType dType, int64_t batch,
+                          int64_t batchStride, int64_t rows, int64_t cols,
+                          int64_t ld, const void *bias, DType biasType,
+                          cudaStream_t stream);
+
 /// d[i, j] *= rowScale[i] * colScale[j] for a row-major [rows, cols] fp32
 /// matrix (row-wise FP8 scales applied after a unit-scaled GEMM).
 cudaError_t launchScaleRowsCols(float *d, int64_t rows, int64_t cols,

@@ -16,6 +16,8 @@
 #include "tp/Runtime/CudaBackend.h"
 #include "tp/Runtime/Trace.h"
 
+#include <cstdlib>
+
 using namespace tp::rt;
 using namespace tp::rt::cuda;
 
@@ -24,6 +26,21 @@ bool tp::rt::cudaBackendBuilt() { return true; }
 int tp::rt::cudaDeviceCount() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+Status tp::rt::queryCudaDevices(int &count) {
+  count = 0;
+  TP_RETURN_IF_ERROR(check(cudaGetDeviceCount(&count), "cudaGetDeviceCount",
+                           "CUDA device query"));
+  if (count == 0)
+    return Status::error(
+        "CUDA device query: cudaGetDeviceCount found no device");
+  return Status::ok();
+}
+
+bool tp::rt::cudaDeviceRequired() {
+  const char *value = std::getenv("TP_REQUIRE_CUDA_DEVICE");
+  return value && *value && std::string(value) != "0";
 }
 
 namespace {
@@ -168,6 +185,9 @@ Status LoopbackBackend::reduce(const Group &group, const Tensor &input,
   const std::string &context = site;
   TraceScope scope(trace, rank, Stream::Comm,
                    scatter ? "reduce_scatter" : "all_reduce", "comm");
+  // The reduction kernel would return zeros for types it cannot load and
+  // store (FP8, integers).
+  TP_RETURN_IF_ERROR(checkKernelReduction(input.dtype(), site));
   int g = group.size();
   Split s = splitAt(input.shape(), scatter ? dim : 0);
   if (scatter && s.extent % g != 0)

@@ -1,6 +1,7 @@
 //===- LtGemm.cpp - row-major GEMMs through cuBLASLt ----------------------===//
 
 #include "LtGemm.h"
+#include "Kernels.h"
 
 using namespace tp::rt;
 using namespace tp::rt::cuda;
@@ -29,7 +30,7 @@ LtGemm::~LtGemm() {
     cublasLtMatrixLayoutDestroy(p.layoutB);
     cublasLtMatrixLayoutDestroy(p.layoutD);
   }
-  if (workspace)
+  for (void *workspace : workspaces)
     cudaFree(workspace);
   if (handle)
     cublasLtDestroy(handle);
@@ -37,12 +38,25 @@ LtGemm::~LtGemm() {
 
 Status LtGemm::init(const std::string &context) {
   TP_CUDA(cublasLtCreate(&handle));
-  TP_CUDA(cudaMalloc(&workspace, workspaceSize));
   return Status::ok();
 }
 
-static bool isFp8(DType type) {
-  return type == DType::F8E4M3FN || type == DType::F8E5M2;
+Status LtGemm::workspaceFor(cudaStream_t stream, void *&workspace,
+                            const std::string &context) {
+  bool fresh = false;
+  size_t slot = workspaceOwners.slotOf(stream, fresh);
+  if (fresh)
+    workspaces.push_back(nullptr);
+  if (!workspaces[slot]) // new, or its allocation failed before
+    TP_CUDA(cudaMalloc(&workspaces[slot], workspaceSize));
+  workspace = workspaces[slot];
+  return Status::ok();
+}
+
+Status LtGemm::reserveWorkspace(cudaStream_t stream,
+                                const std::string &context) {
+  void *workspace;
+  return workspaceFor(stream, workspace, context);
 }
 
 Status LtGemm::plan(const GemmProblem &p, Plan *&result,
@@ -100,7 +114,8 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
     TP_CUDA(cublasLtMatmulDescSetAttribute(
         plan.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof(mode)));
   }
-  if (p.bias) {
+  plan.bias = biasRoute(p.bias != nullptr, p.aType, p.dType);
+  if (plan.bias == BiasRoute::LtEpilogue) {
     cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
     cudaDataType_t biasType = toCudaType(p.dType);
     TP_CUDA(cublasLtMatmulDescSetAttribute(
@@ -131,11 +146,35 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
           sizeof(stride)));
     }
   }
+  if (!matrixPointersUsable(p.aType, p.alignA, p.alignB, p.alignD)) {
+    plan.refusal = "FP8 needs 16-byte aligned matrices, these are aligned to " +
+                   std::to_string(p.alignA) + "/" + std::to_string(p.alignB) +
+                   "/" + std::to_string(p.alignD) + " bytes";
+    return Status::ok();
+  }
+  // The heuristic must know how the pointers are aligned: it assumes 256
+  // bytes otherwise, and cublasLtMatmul refuses pieces at smaller offsets.
+  LtPreferences wanted =
+      ltPreferences(p.alignA, p.alignB, p.alignD, workspaceSize);
   cublasLtMatmulPreference_t preference;
   TP_CUDA(cublasLtMatmulPreferenceCreate(&preference));
-  cublasLtMatmulPreferenceSetAttribute(preference,
-                                       CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                       &workspaceSize, sizeof(workspaceSize));
+  Status set = Status::ok();
+  auto prefer = [&](cublasLtMatmulPreferenceAttributes_t attribute,
+                    const auto &value) {
+    if (set.isOk())
+      set = check(cublasLtMatmulPreferenceSetAttribute(preference, attribute,
+                                                       &value, sizeof(value)),
+                  "cublasLtMatmulPreferenceSetAttribute", context);
+  };
+  prefer(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, wanted.maxWorkspaceBytes);
+  prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, wanted.minAlignmentA);
+  prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, wanted.minAlignmentB);
+  prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, wanted.minAlignmentC);
+  prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, wanted.minAlignmentD);
+  if (!set.isOk()) {
+    cublasLtMatmulPreferenceDestroy(preference);
+    return set;
+  }
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
   cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
@@ -145,16 +184,12 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
   plan.found = status == CUBLAS_STATUS_SUCCESS && found > 0;
   if (plan.found)
     plan.algo = heuristic.algo;
+  else
+    plan.refusal = status == CUBLAS_STATUS_SUCCESS
+                       ? std::string("the heuristic found no algorithm")
+                       : std::string("cublasLtMatmulAlgoGetHeuristic: ") +
+                             cublasLtGetStatusName(status);
   return Status::ok();
-}
-
-/// The largest power of two (up to 256) dividing the address.
-static int alignmentOf(const void *ptr) {
-  auto address = reinterpret_cast<uintptr_t>(ptr);
-  int alignment = 256;
-  while (alignment > 1 && address % alignment != 0)
-    alignment /= 2;
-  return alignment;
 }
 
 bool LtGemm::supports(const GemmProblem &problem, const void *a, const void *b,
@@ -167,41 +202,85 @@ bool LtGemm::supports(const GemmProblem &problem, const void *a, const void *b,
   return plan(p, planned, "cuBLASLt heuristic").isOk() && planned->found;
 }
 
-Status LtGemm::run(const GemmProblem &problem, const void *a, const void *b,
-                   void *d, cudaStream_t stream, const std::string &context) {
+static std::string describe(const GemmProblem &p) {
+  return std::string(name(p.aType)) + " GEMM of " + std::to_string(p.m) + "x" +
+         std::to_string(p.n) + "x" + std::to_string(p.k) + " (batch " +
+         std::to_string(p.batch) + ")";
+}
+
+Attempt LtGemm::attempt(const GemmProblem &problem, const void *a,
+                        const void *b, void *d, cudaStream_t stream,
+                        const std::string &context, Status &error) {
   GemmProblem p = problem;
   p.alignA = alignmentOf(a);
   p.alignB = alignmentOf(b);
   p.alignD = alignmentOf(d);
+  auto failed = [&](Status status) {
+    error = std::move(status);
+    return Attempt::Failed;
+  };
   Plan *planned = nullptr;
-  TP_RETURN_IF_ERROR(plan(p, planned, context));
-  if (!planned->found)
-    return Status::error(context + ": cuBLASLt has no algorithm for a " +
-                         std::string(name(p.aType)) + " GEMM of " +
-                         std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-                         std::to_string(p.k) + " (batch " +
-                         std::to_string(p.batch) + ")");
-  // Per-call pointers: scales (swapped: our B is cuBLAS's A) and bias.
-  if (p.aScale) {
-    TP_CUDA(cublasLtMatmulDescSetAttribute(planned->desc,
-                                           CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                           &p.bScale, sizeof(p.bScale)));
-    TP_CUDA(cublasLtMatmulDescSetAttribute(planned->desc,
-                                           CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                           &p.aScale, sizeof(p.aScale)));
+  if (Status s = plan(p, planned, context); !s.isOk())
+    return failed(std::move(s));
+  if (!planned->found) {
+    error = Status::error(context + ": cuBLASLt has no algorithm for a " +
+                          describe(p) + ": " + planned->refusal);
+    return Attempt::Refused;
   }
-  if (p.bias)
-    TP_CUDA(cublasLtMatmulDescSetAttribute(planned->desc,
-                                           CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                           &p.bias, sizeof(p.bias)));
+  void *workspace;
+  if (Status s = workspaceFor(stream, workspace, context); !s.isOk())
+    return failed(std::move(s));
+  // Per-call pointers: scales (swapped: our B is cuBLAS's A) and bias.
+  auto setPointer = [&](cublasLtMatmulDescAttributes_t attribute,
+                        const void *value) {
+    return check(cublasLtMatmulDescSetAttribute(planned->desc, attribute,
+                                                &value, sizeof(value)),
+                 "cublasLtMatmulDescSetAttribute", context);
+  };
+  if (p.aScale) {
+    if (Status s = setPointer(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, p.bScale);
+        !s.isOk())
+      return failed(std::move(s));
+    if (Status s = setPointer(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, p.aScale);
+        !s.isOk())
+      return failed(std::move(s));
+  }
+  if (planned->bias == BiasRoute::LtEpilogue)
+    if (Status s = setPointer(CUBLASLT_MATMUL_DESC_BIAS_POINTER, p.bias);
+        !s.isOk())
+      return failed(std::move(s));
   double alpha64 = 1.0, beta64 = p.beta;
   float alpha32 = 1.0f, beta32 = p.beta;
   bool wide = p.dType == DType::F64;
   const void *alpha = wide ? static_cast<const void *>(&alpha64) : &alpha32;
   const void *beta = wide ? static_cast<const void *>(&beta64) : &beta32;
-  TP_CUDA(cublasLtMatmul(handle, planned->desc, alpha, b, planned->layoutB, a,
-                         planned->layoutA, beta, d, planned->layoutD, d,
-                         planned->layoutD, &planned->algo, workspace,
-                         workspaceSize, stream));
-  return Status::ok();
+  cublasStatus_t status = cublasLtMatmul(
+      handle, planned->desc, alpha, b, planned->layoutB, a, planned->layoutA,
+      beta, d, planned->layoutD, d, planned->layoutD, &planned->algo, workspace,
+      workspaceSize, stream);
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED) {
+    // Refused despite the heuristic (e.g. scale pointers it never saw): the
+    // caller's next path takes over.
+    note(Fallback::NotSupportedRetry);
+    error = check(status, "cublasLtMatmul", context + " (" + describe(p) + ")");
+    return Attempt::Refused;
+  }
+  if (Status s = check(status, "cublasLtMatmul", context); !s.isOk())
+    return failed(std::move(s));
+  if (planned->bias == BiasRoute::Kernel) {
+    note(Fallback::Fp8BiasKernel);
+    if (Status s = check(launchAddBias(d, p.dType, p.batch, p.strideD, p.m, p.n,
+                                       p.ldd, p.bias, p.dType, stream),
+                         "bias kernel", context);
+        !s.isOk())
+      return failed(std::move(s));
+  }
+  return Attempt::Done;
+}
+
+Status LtGemm::run(const GemmProblem &problem, const void *a, const void *b,
+                   void *d, cudaStream_t stream, const std::string &context) {
+  Status error;
+  Attempt outcome = attempt(problem, a, b, d, stream, context, error);
+  return outcome == Attempt::Done ? Status::ok() : error;
 }

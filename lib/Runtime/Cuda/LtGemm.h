@@ -4,8 +4,10 @@
 // major operands, optionally batched over A's leading dims with B broadcast.
 // cuBLASLt is column-major, so it computes D^T = op(B)^T A^T: our B is its
 // first operand. FP8 needs the "TN" layout, i.e. B given as [N, K].
-// Heuristic results are cached per problem; an SM-count target lets chunk
-// GEMMs leave SMs to communication kernels.
+// Heuristic results are cached per problem and pointer alignment (which the
+// heuristic is told: pieces sit at any offset); an SM-count target lets chunk
+// GEMMs leave SMs to communication kernels. Every stream gets its own
+// workspace, and every fallback to a slower path is counted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +15,10 @@
 #define TP_LIB_RUNTIME_CUDA_LTGEMM_H
 
 #include "CudaCheck.h"
+#include "CudaPlan.h"
 #include "tp/Runtime/DType.h"
 
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -31,7 +35,8 @@ struct GemmProblem {
   /// (one per row of A / of B) when rowWise.
   const float *aScale = nullptr, *bScale = nullptr;
   bool rowWise = false;
-  /// Device bias over N (same type as D), added by the epilogue.
+  /// Device bias over N (same type as D), added by the epilogue (or by a
+  /// kernel: see biasRoute).
   const void *bias = nullptr;
   float beta = 0.0f;
   /// 0: all SMs.
@@ -48,12 +53,35 @@ public:
   LtGemm &operator=(const LtGemm &) = delete;
 
   Status init(const std::string &context);
+  /// Allocates `stream`'s workspace now rather than at its first GEMM (which
+  /// may be timed).
+  Status reserveWorkspace(cudaStream_t stream, const std::string &context);
   /// Whether cuBLASLt has an algorithm for `problem` on these pointers
   /// (cached).
   bool supports(const GemmProblem &problem, const void *a, const void *b,
                 const void *d);
+  /// Enqueues the GEMM. Refused (with `error` set) when cuBLASLt has no
+  /// algorithm for it or cublasLtMatmul refuses the one it has; Failed on
+  /// any other error.
+  Attempt attempt(const GemmProblem &problem, const void *a, const void *b,
+                  void *d, cudaStream_t stream, const std::string &context,
+                  Status &error);
+  /// attempt(), with a refusal as an error.
   Status run(const GemmProblem &problem, const void *a, const void *b, void *d,
              cudaStream_t stream, const std::string &context);
+
+  /// Counts a fallback and tells the observer (the trace).
+  void note(Fallback fallback) {
+    fallbacks.add(fallback);
+    if (observer)
+      observer(fallback);
+  }
+  const FallbackCounters &counters() const { return fallbacks; }
+  void setObserver(std::function<void(Fallback)> callback) {
+    observer = std::move(callback);
+  }
+  /// Workspaces allocated so far (one per stream that ran a GEMM).
+  size_t workspaceCount() const { return workspaces.size(); }
 
 private:
   struct Plan {
@@ -62,17 +90,25 @@ private:
                            layoutD = nullptr;
     cublasLtMatmulAlgo_t algo{};
     bool found = false;
+    BiasRoute bias = BiasRoute::None;
+    /// Why nothing was found, for the error.
+    std::string refusal;
   };
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          int64_t, int64_t, int64_t, int, int, int, bool, bool,
                          bool, bool, bool, int, int, int, int>;
   Status plan(const GemmProblem &problem, Plan *&result,
               const std::string &context);
+  Status workspaceFor(cudaStream_t stream, void *&workspace,
+                      const std::string &context);
 
   cublasLtHandle_t handle = nullptr;
-  void *workspace = nullptr;
   size_t workspaceSize = 32u << 20;
+  WorkspaceOwners workspaceOwners;
+  std::vector<void *> workspaces;
   std::map<Key, Plan> plans;
+  FallbackCounters fallbacks;
+  std::function<void(Fallback)> observer;
 };
 
 cudaDataType_t toCudaType(DType type);

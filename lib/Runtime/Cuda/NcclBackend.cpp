@@ -132,6 +132,9 @@ private:
   NcclRankSetup setup;
   ncclComm_t world = nullptr;
   std::map<std::vector<int>, ncclComm_t> groups;
+  /// Where ncclCommSplit writes; one whose split did not finish stays
+  /// allocated after this backend is gone.
+  LateWriteSlots<ncclComm_t> splitSlots;
   bool aborted = false;
 };
 
@@ -300,16 +303,21 @@ Status NcclBackend::communicator(const Group &group, const std::string &context,
   int color = *std::min_element(group.ranks.begin(), group.ranks.end());
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
-  ncclComm_t split = nullptr;
-  ncclResult_t result =
-      ncclCommSplit(world, color, group.index, &split, &config);
-  if (result != ncclSuccess && result != ncclInProgress)
+  // A non-blocking split writes the new handle when it is done, which may be
+  // after a timeout made this function return: the slot outlives it.
+  ncclComm_t *slot = splitSlots.acquire();
+  ncclResult_t result = ncclCommSplit(world, color, group.index, slot, &config);
+  if (result != ncclSuccess && result != ncclInProgress) {
+    splitSlots.release(slot); // refused at once: nothing will write it
     return check(result, "ncclCommSplit", context);
+  }
   TP_RETURN_IF_ERROR(settle(result, world, "ncclCommSplit", context));
+  ncclComm_t split = *slot;
   if (!split)
     return Status::error(context + ": ncclCommSplit made no communicator "
                                    "for this rank's group");
   TP_RETURN_IF_ERROR(settle(ncclInProgress, split, "ncclCommSplit", context));
+  splitSlots.release(slot);
   groups[group.ranks] = split;
   comm = split;
   return Status::ok();

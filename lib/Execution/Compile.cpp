@@ -149,6 +149,10 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   // memref.copy of strided buffers lowers to this libmlir_c_runner_utils
   // entry; the runtime has its own, so no MLIR library is loaded.
   bind("memrefCopy", &tp_rt_memref_copy);
+  bind("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
+  bind("_mlir_memref_to_llvm_aligned_alloc",
+       &_mlir_memref_to_llvm_aligned_alloc);
+  bind("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
   return symbols;
 }
 

@@ -91,6 +91,7 @@ rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
   }
   TPRtContext context(backend, world, rank);
   TPRtContext *contextPointer = &context;
+  rt::abi::setCurrentRank(rank);
   std::vector<ArgumentDescriptor> descriptors;
   descriptors.reserve(values.args.size());
   for (const rt::Tensor &arg : values.args)

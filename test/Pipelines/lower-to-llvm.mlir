@@ -14,12 +14,14 @@ shard.grid @tp(shape = 2)
 // CHECK-DAG:   llvm.func @_mlir_ciface_tp_rt_all_gather_matmul(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, i32, i32, i32, i64)
 // CHECK-DAG:   llvm.func @_mlir_ciface_tp_rt_matmul_reduce_scatter(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, i32, i32, i32, i32, i64)
 // CHECK-DAG:   llvm.func @_mlir_ciface_tp_rt_buffer_f32(!llvm.ptr, i32, i32, !llvm.ptr)
+// CHECK-DAG:   llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
 // CHECK-LABEL: llvm.func @layer(
 // CHECK-SAME:    %[[CTX:[^:]*]]: !llvm.ptr,
 // CHECK:         llvm.call @tp_rt_buffer_f32(%[[CTX]],
 // CHECK:         llvm.call @tp_rt_all_gather_matmul(%[[CTX]],
 // CHECK:         llvm.call @tp_rt_matmul_reduce_scatter(%[[CTX]],
-// CHECK:         llvm.call @free(
+// Buffers come from and go back to the runtime's allocator.
+// CHECK:         llvm.call @_mlir_memref_to_llvm_free(
 // CHECK:         llvm.call @abort()
 // CHECK-NOT:     tp.
 

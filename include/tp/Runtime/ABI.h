@@ -21,6 +21,7 @@
 #ifndef TP_RUNTIME_ABI_H
 #define TP_RUNTIME_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -180,6 +181,15 @@ void tpRtRunDestroy(TPRtRun *run);
 /// (the same contract as libmlir_c_runner_utils' `memrefCopy`).
 void tp_rt_memref_copy(int64_t elementSize, TPRtUnrankedMemRef *source,
                        TPRtUnrankedMemRef *target);
+
+/// The allocation functions upstream's memref lowering calls with
+/// `use-generic-functions`, which tp-lower-to-llvm sets: malloc and
+/// posix_memalign (memory is released with free) that report a failed
+/// allocation with its size and abort, instead of returning null to compiled
+/// code. Defined weakly.
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+void _mlir_memref_to_llvm_free(void *ptr);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,10 @@ std::string textOf(const TPRtUnrankedMemRef *buffer);
 /// The elements of a rank-1 i64 memref.
 std::vector<int64_t> integersOf(const TPRtUnrankedMemRef *buffer);
 
+/// Names the rank the calling thread runs in allocation failure reports of
+/// compiled code (ABI/Alloc.cpp).
+void setCurrentRank(int rank);
+
 } // namespace tp::rt::abi
 
 #endif // TP_RUNTIME_MEMREFS_H

@@ -59,6 +59,9 @@ class Call {
 public:
   Call(TPRtContext *ctx, TPRtUnrankedMemRef *siteText)
       : site(abi::textOf(siteText)), ctx(*ctx) {
+    // C drivers call compiled code directly: name the rank in allocation
+    // failure reports from here on.
+    abi::setCurrentRank(ctx->rank);
     staged.swap(ctx->staged);
     if (live())
       ctx->traceGlue(site);

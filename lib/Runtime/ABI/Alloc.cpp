@@ -1,0 +1,62 @@
+//===- Alloc.cpp - the allocator compiled code calls ----------------------===//
+//
+// tp-lower-to-llvm lowers memref allocations to upstream's generic
+// allocation functions instead of malloc, so an allocation that fails (a
+// dynamic intermediate far larger than memory) is reported with its size and
+// the rank, and the process aborts, where compiled code would otherwise
+// store through a null pointer and die with a misleading SIGSEGV. Weak, like
+// memrefCopy, so an embedder's own allocator wins.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/ABI.h"
+#include "tp/Runtime/MemRefs.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+/// The rank the calling thread runs, for the report (-1: not known).
+thread_local int currentRank = -1;
+} // namespace
+
+void tp::rt::abi::setCurrentRank(int rank) { currentRank = rank; }
+
+[[noreturn]] static void outOfMemory(size_t size) {
+  double gib = static_cast<double>(size) / (1024.0 * 1024.0 * 1024.0);
+  if (currentRank >= 0)
+    std::fprintf(stderr,
+                 "tp-runtime: rank %d: compiled code could not allocate %zu "
+                 "bytes (%.1f GiB): out of memory\n",
+                 currentRank, size, gib);
+  else
+    std::fprintf(stderr,
+                 "tp-runtime: compiled code could not allocate %zu bytes "
+                 "(%.1f GiB): out of memory\n",
+                 size, gib);
+  std::fflush(stderr);
+  std::abort();
+}
+
+extern "C" __attribute__((weak)) void *
+_mlir_memref_to_llvm_alloc(size_t size) {
+  // malloc(0) may return null; compiled code never reads such a buffer.
+  void *memory = std::malloc(size ? size : 1);
+  if (!memory)
+    outOfMemory(size);
+  return memory;
+}
+
+extern "C" __attribute__((weak)) void *
+_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+  void *memory = nullptr;
+  if (alignment < sizeof(void *))
+    alignment = sizeof(void *);
+  if (posix_memalign(&memory, alignment, size ? size : 1) != 0)
+    outOfMemory(size);
+  return memory;
+}
+
+extern "C" __attribute__((weak)) void _mlir_memref_to_llvm_free(void *ptr) {
+  std::free(ptr);
+}

@@ -22,11 +22,14 @@ void tp::buildAsyncTPPipeline(OpPassManager &pm,
   TPImportOptions importOptions;
   importOptions.emitRemarks = options.emitRemarks;
   pm.addPass(createTPImport(importOptions));
+  // Layers written as tp.linear (the dialect's own level) fuse too.
+  pm.addPass(createTPLowerLinear());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   TPAsyncTPOptions fuseOptions;
   fuseOptions.emitRemarks = options.emitRemarks;
   fuseOptions.tensorParallelAxis = options.tensorParallelAxis;
+  fuseOptions.reportCounts = options.reportCounts;
   pm.addPass(createTPAsyncTP(fuseOptions));
   pm.addPass(createCSEPass());
 }
@@ -34,8 +37,8 @@ void tp::buildAsyncTPPipeline(OpPassManager &pm,
 void tp::registerAsyncTPPipeline() {
   PassPipelineRegistration<AsyncTPPipelineOptions>(
       "tp-async-tp-pipeline",
-      "Upstream per-rank IR to fused tp ops: tp-import, canonicalize, cse, "
-      "tp-async-tp, cse",
+      "Upstream per-rank IR or tp.linear layers to fused tp ops: tp-import, "
+      "tp-lower-linear, canonicalize, cse, tp-async-tp, cse",
       buildAsyncTPPipeline);
 }
 

@@ -21,10 +21,15 @@ struct AsyncTPPipelineOptions
       llvm::cl::desc("Fuse only collectives along this grid axis (-1: any "
                      "single axis)"),
       llvm::cl::init(-1)};
+  Option<bool> reportCounts{
+      *this, "stats",
+      llvm::cl::desc("Emit one remark counting fusions by kind and the "
+                     "collectives left unfused"),
+      llvm::cl::init(false)};
 };
 
-/// Appends import, canonicalize, cse, fuse, cse to `pm` (any op; usually a
-/// module).
+/// Appends import, tp.linear lowering, canonicalize, cse, fuse, cse to `pm`
+/// (any op; usually a module).
 void buildAsyncTPPipeline(OpPassManager &pm,
                           const AsyncTPPipelineOptions &options);
 

@@ -15,10 +15,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProcessRun.h"
+#include "Values.h"
 #include "tp/Execution/Execution.h"
 #include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/Files.h"
-#include "tp/Runtime/Npy.h"
 #include "tp/Runtime/Trace.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -175,29 +175,6 @@ static func::FuncOp findEntry(ModuleOp module) {
   return found;
 }
 
-static uint64_t checksum(const rt::Tensor &t) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  auto *bytes = static_cast<const uint8_t *>(t.data());
-  for (size_t i = 0; i < t.numBytes(); ++i)
-    hash = (hash ^ bytes[i]) * 0x100000001b3ull;
-  return hash;
-}
-
-static double defaultTolerance(rt::DType type) {
-  switch (type) {
-  case rt::DType::F64:
-    return 1e-10;
-  case rt::DType::F32:
-    return 1e-4;
-  case rt::DType::F16:
-    return 4e-3;
-  case rt::DType::BF16:
-    return 3e-2;
-  default:
-    return 0;
-  }
-}
-
 static bool parseArgShapes(std::map<unsigned, std::vector<int64_t>> &shapes) {
   for (const std::string &spec : argShapes) {
     auto [index, dims] = llvm::StringRef(spec).split('=');
@@ -225,107 +202,6 @@ static bool parseArgShapes(std::map<unsigned, std::vector<int64_t>> &shapes) {
   return true;
 }
 
-static bool readInputs(func::FuncOp entry,
-                       const std::vector<std::vector<int64_t>> &shapes,
-                       int rank, std::vector<rt::Tensor> &args) {
-  args.clear();
-  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
-    std::string path = (llvm::Twine(inputDir) + "/rank" + llvm::Twine(rank) +
-                        "/arg" + llvm::Twine(i) + ".npy")
-                           .str();
-    rt::Tensor file;
-    std::string error;
-    if (!rt::readNpy(path, file, error)) {
-      fail("argument " + llvm::Twine(i) + " of rank " + llvm::Twine(rank) +
-           ": " + error);
-      return false;
-    }
-    if (file.shape() != shapes[i]) {
-      rt::Tensor expected(*mlir::tp::toDType(type), shapes[i]);
-      fail(path + " holds " + file.typeString() + " but argument " +
-           llvm::Twine(i) + " is " + expected.typeString());
-      return false;
-    }
-    rt::Tensor arg;
-    if (!rt::Tensor::tryAllocate(*mlir::tp::toDType(type), shapes[i], arg,
-                                 error)) {
-      fail("argument " + llvm::Twine(i) + " of rank " + llvm::Twine(rank) +
-           ": " + error);
-      return false;
-    }
-    arg.assignConverted(file);
-    args.push_back(std::move(arg));
-  }
-  return true;
-}
-
-static bool dump(const std::vector<mlir::tp::RankValues> &perRank) {
-  for (auto [rank, values] : llvm::enumerate(perRank)) {
-    std::string dir =
-        (llvm::Twine(dumpDir) + "/rank" + llvm::Twine(rank)).str();
-    std::string error;
-    if (!rt::makeDirectoryNoFollow(dir, error)) {
-      fail(error);
-      return false;
-    }
-    auto write = [&](const char *kind, size_t i, const rt::Tensor &t) {
-      std::string path =
-          (llvm::Twine(dir) + "/" + kind + llvm::Twine(i) + ".npy").str();
-      if (!rt::writeNpy(path, t, error)) {
-        fail(error);
-        return false;
-      }
-      return true;
-    };
-    for (auto [i, t] : llvm::enumerate(values.args))
-      if (!write("arg", i, t))
-        return false;
-    for (auto [i, t] : llvm::enumerate(values.results))
-      if (!write("result", i, t))
-        return false;
-  }
-  return true;
-}
-
-/// `path` made absolute with links resolved; a tail that does not exist yet
-/// is appended to its nearest existing ancestor.
-static std::string resolvedPath(llvm::StringRef path) {
-  llvm::SmallString<256> absolute(path);
-  llvm::sys::fs::make_absolute(absolute);
-  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
-  llvm::SmallString<256> existing(absolute), resolved;
-  std::vector<std::string> missing;
-  while (llvm::sys::fs::real_path(existing, resolved)) {
-    llvm::StringRef parent = llvm::sys::path::parent_path(existing);
-    if (parent.empty() || parent == existing)
-      return absolute.str().str();
-    missing.push_back(llvm::sys::path::filename(existing).str());
-    existing = parent;
-  }
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
-    llvm::sys::path::append(resolved, *it);
-  return resolved.str().str();
-}
-
-/// Whether folder `inner` is `outer` or lies below it.
-static bool isWithin(const std::string &inner, const std::string &outer) {
-  return inner == outer ||
-         (llvm::StringRef(inner).starts_with(outer) &&
-          (outer.back() == '/' || inner[outer.size()] == '/'));
-}
-
-/// Dumps written into (or above) the input folder would rewrite the inputs.
-static bool checkFolders() {
-  if (inputDir.empty() || dumpDir.empty())
-    return true;
-  std::string in = resolvedPath(inputDir), out = resolvedPath(dumpDir);
-  if (!isWithin(in, out) && !isWithin(out, in))
-    return true;
-  return refuse("--dump-dir " + dumpDir + " and --input-dir " + inputDir +
-                " overlap (" + out + " and " + in +
-                "); dumps would overwrite the inputs");
-}
-
 /// Checks the options that need no program.
 static bool checkOptions() {
   // Deadlines are computed in nanoseconds: keep them far from overflow.
@@ -348,8 +224,9 @@ static bool checkOptions() {
     if (!why.empty())
       return refuse(why);
   }
-  if (!checkFolders())
-    return false;
+  rt::Status folders = ::tp::run::checkFoldersDisjoint(inputDir, dumpDir);
+  if (!folders)
+    return refuse(folders.message());
   // Created before the run, so a folder that cannot be made fails early. The
   // folder given is the user's; only what is created below it is ours.
   if (dumpDir.empty())
@@ -371,75 +248,6 @@ static bool checkOptions() {
   llvm::outs().flush();
   llvm::errs().flush();
   std::_Exit(1);
-}
-
-/// Compares every result on every rank; prints a report line per mismatch.
-static bool compare(const std::vector<mlir::tp::RankValues> &actual,
-                    const std::vector<mlir::tp::RankValues> &expected,
-                    double &worst) {
-  bool ok = true;
-  worst = 0;
-  for (size_t r = 0; r < actual.size(); ++r) {
-    for (size_t j = 0; j < actual[r].results.size(); ++j) {
-      const rt::Tensor &a = actual[r].results[j];
-      const rt::Tensor &b = expected[r].results[j];
-      if (a.shape() != b.shape() || a.dtype() != b.dtype()) {
-        llvm::outs() << "mismatch: rank " << r << " result " << j << ": "
-                     << a.typeString() << " vs " << b.typeString() << "\n";
-        ok = false;
-        continue;
-      }
-      if (!rt::isFloat(a.dtype())) {
-        // Integers must match exactly; doubles would blur them above 2^53.
-        for (int64_t k = 0, n = a.numElements(); k < n; ++k)
-          if (a.getInt(k) != b.getInt(k)) {
-            llvm::outs() << "mismatch: rank " << r << " result " << j
-                         << ": element " << k << " is " << a.getInt(k)
-                         << ", expected " << b.getInt(k) << "\n";
-            ok = false;
-            break;
-          }
-        continue;
-      }
-      double maxAbs = 0, maxRef = 0, maxRel = 0;
-      for (int64_t k = 0, n = a.numElements(); k < n; ++k) {
-        double x = a.get(k), y = b.get(k);
-        double diff = std::fabs(x - y);
-        if (std::isnan(x) != std::isnan(y))
-          diff = INFINITY;
-        else if (std::isnan(x))
-          diff = 0;
-        maxAbs = std::max(maxAbs, diff);
-        maxRef = std::max(maxRef, std::fabs(y));
-        if (y != 0)
-          maxRel = std::max(maxRel, diff / std::fabs(y));
-      }
-      double normalized = maxRef > 0 ? maxAbs / maxRef : maxAbs;
-      double tol = tolerance >= 0 ? tolerance : defaultTolerance(a.dtype());
-      worst = std::max(worst, normalized);
-      if (normalized > tol) {
-        llvm::outs() << "mismatch: rank " << r << " result " << j
-                     << ": max abs error " << llvm::format("%.3e", maxAbs)
-                     << ", max relative error " << llvm::format("%.3e", maxRel)
-                     << ", normalized " << llvm::format("%.3e", normalized)
-                     << " > tolerance " << llvm::format("%.1e", tol) << "\n";
-        ok = false;
-      }
-    }
-  }
-  return ok;
-}
-
-static void printResults(const std::vector<mlir::tp::RankValues> &perRank) {
-  for (auto [r, values] : llvm::enumerate(perRank))
-    for (auto [j, t] : llvm::enumerate(values.results)) {
-      double sum = 0;
-      for (int64_t k = 0, n = t.numElements(); k < n; ++k)
-        sum += t.get(k);
-      llvm::outs() << "rank " << r << " result " << j << ": " << t.typeString()
-                   << " sum=" << llvm::format("%.6e", sum) << " checksum="
-                   << llvm::format_hex_no_prefix(checksum(t), 16) << "\n";
-    }
 }
 
 /// Where a rank process writes its trace: T.json -> T.rankR.json.
@@ -481,7 +289,7 @@ compareWithReference(ModuleOp original, func::FuncOp entry,
   std::string ran =
       (pipeline.empty() ? std::string("as given") : pipeline.getValue()) +
       " on " + backendName.getValue();
-  if (!compare(perRank, referenceRuns, worst)) {
+  if (!::tp::run::compareResults(perRank, referenceRuns, tolerance, worst)) {
     llvm::outs() << "compare: FAILED (" << ran << " vs " << against << ")\n";
     return 1;
   }
@@ -574,8 +382,10 @@ static int runTool(int argc, char **argv,
     if (!reporter && r != group->rank())
       continue;
     if (!inputDir.empty()) {
-      if (!readInputs(entry, shapes, r, perRank[r].args))
-        return 1;
+      status =
+          ::tp::run::readInputs(entry, shapes, inputDir, r, perRank[r].args);
+      if (!status)
+        return fail(status.message());
       continue;
     }
     status =
@@ -628,9 +438,12 @@ static int runTool(int argc, char **argv,
   }
   if (!status)
     return fail(status.message());
-  printResults(perRank);
-  if (!dumpDir.empty() && !dump(perRank))
-    return 1;
+  ::tp::run::printResults(perRank);
+  if (!dumpDir.empty()) {
+    status = ::tp::run::dumpValues(dumpDir, perRank);
+    if (!status)
+      return fail(status.message());
+  }
   if (trace && !processes) {
     std::string error;
     if (!trace->writeJson(traceFile, error))

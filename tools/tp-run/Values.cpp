@@ -1,0 +1,197 @@
+//===- Values.cpp - what tp-run reads, writes, prints and compares --------===//
+
+#include "Values.h"
+#include "tp/Runtime/Files.h"
+#include "tp/Runtime/Npy.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace tp;
+
+static uint64_t checksum(const rt::Tensor &t) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  auto *bytes = static_cast<const uint8_t *>(t.data());
+  for (size_t i = 0; i < t.numBytes(); ++i)
+    hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+  return hash;
+}
+
+static double defaultTolerance(rt::DType type) {
+  switch (type) {
+  case rt::DType::F64:
+    return 1e-10;
+  case rt::DType::F32:
+    return 1e-4;
+  case rt::DType::F16:
+    return 4e-3;
+  case rt::DType::BF16:
+    return 3e-2;
+  default:
+    return 0;
+  }
+}
+
+rt::Status run::readInputs(mlir::func::FuncOp entry,
+                           const std::vector<std::vector<int64_t>> &shapes,
+                           const std::string &dir, int rank,
+                           std::vector<rt::Tensor> &args) {
+  args.clear();
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    std::string path = (llvm::Twine(dir) + "/rank" + llvm::Twine(rank) +
+                        "/arg" + llvm::Twine(i) + ".npy")
+                           .str();
+    rt::Tensor file;
+    std::string error;
+    if (!rt::readNpy(path, file, error))
+      return rt::Status::error("argument " + std::to_string(i) + " of rank " +
+                               std::to_string(rank) + ": " + error);
+    rt::DType dtype = *mlir::tp::toDType(type);
+    if (file.shape() != shapes[i])
+      return rt::Status::error(path + " holds " + file.typeString() +
+                               " but argument " + std::to_string(i) + " is " +
+                               rt::Tensor::typeStringOf(dtype, shapes[i]));
+    rt::Tensor arg;
+    if (!rt::Tensor::tryAllocate(dtype, shapes[i], arg, error))
+      return rt::Status::error("argument " + std::to_string(i) + " of rank " +
+                               std::to_string(rank) + ": " + error);
+    arg.assignConverted(file);
+    args.push_back(std::move(arg));
+  }
+  return rt::Status::ok();
+}
+
+rt::Status run::dumpValues(const std::string &dumpDir,
+                           const std::vector<mlir::tp::RankValues> &perRank) {
+  for (auto [rank, values] : llvm::enumerate(perRank)) {
+    std::string dir =
+        (llvm::Twine(dumpDir) + "/rank" + llvm::Twine(rank)).str();
+    std::string error;
+    if (!rt::makeDirectoryNoFollow(dir, error))
+      return rt::Status::error(error);
+    auto write = [&](const char *kind, size_t i, const rt::Tensor &t) {
+      std::string path =
+          (llvm::Twine(dir) + "/" + kind + llvm::Twine(i) + ".npy").str();
+      return rt::writeNpy(path, t, error);
+    };
+    for (auto [i, t] : llvm::enumerate(values.args))
+      if (!write("arg", i, t))
+        return rt::Status::error(error);
+    for (auto [i, t] : llvm::enumerate(values.results))
+      if (!write("result", i, t))
+        return rt::Status::error(error);
+  }
+  return rt::Status::ok();
+}
+
+/// `path` made absolute with links resolved; a tail that does not exist yet
+/// is appended to its nearest existing ancestor.
+static std::string resolvedPath(llvm::StringRef path) {
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  llvm::SmallString<256> existing(absolute), resolved;
+  std::vector<std::string> missing;
+  while (llvm::sys::fs::real_path(existing, resolved)) {
+    llvm::StringRef parent = llvm::sys::path::parent_path(existing);
+    if (parent.empty() || parent == existing)
+      return absolute.str().str();
+    missing.push_back(llvm::sys::path::filename(existing).str());
+    existing = parent;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+    llvm::sys::path::append(resolved, *it);
+  return resolved.str().str();
+}
+
+/// Whether folder `inner` is `outer` or lies below it.
+static bool isWithin(const std::string &inner, const std::string &outer) {
+  return inner == outer ||
+         (llvm::StringRef(inner).starts_with(outer) &&
+          (outer.back() == '/' || inner[outer.size()] == '/'));
+}
+
+rt::Status run::checkFoldersDisjoint(const std::string &inputDir,
+                                     const std::string &dumpDir) {
+  if (inputDir.empty() || dumpDir.empty())
+    return rt::Status::ok();
+  std::string in = resolvedPath(inputDir), out = resolvedPath(dumpDir);
+  if (!isWithin(in, out) && !isWithin(out, in))
+    return rt::Status::ok();
+  return rt::Status::error("--dump-dir " + dumpDir + " and --input-dir " +
+                           inputDir + " overlap (" + out + " and " + in +
+                           "); dumps would overwrite the inputs");
+}
+
+bool run::compareResults(const std::vector<mlir::tp::RankValues> &actual,
+                         const std::vector<mlir::tp::RankValues> &expected,
+                         double tolerance, double &worst) {
+  bool ok = true;
+  worst = 0;
+  for (size_t r = 0; r < actual.size(); ++r) {
+    for (size_t j = 0; j < actual[r].results.size(); ++j) {
+      const rt::Tensor &a = actual[r].results[j];
+      const rt::Tensor &b = expected[r].results[j];
+      if (a.shape() != b.shape() || a.dtype() != b.dtype()) {
+        llvm::outs() << "mismatch: rank " << r << " result " << j << ": "
+                     << a.typeString() << " vs " << b.typeString() << "\n";
+        ok = false;
+        continue;
+      }
+      if (!rt::isFloat(a.dtype())) {
+        // Integers must match exactly; doubles would blur them above 2^53.
+        for (int64_t k = 0, n = a.numElements(); k < n; ++k)
+          if (a.getInt(k) != b.getInt(k)) {
+            llvm::outs() << "mismatch: rank " << r << " result " << j
+                         << ": element " << k << " is " << a.getInt(k)
+                         << ", expected " << b.getInt(k) << "\n";
+            ok = false;
+            break;
+          }
+        continue;
+      }
+      double maxAbs = 0, maxRef = 0, maxRel = 0;
+      for (int64_t k = 0, n = a.numElements(); k < n; ++k) {
+        double x = a.get(k), y = b.get(k);
+        double diff = std::fabs(x - y);
+        if (std::isnan(x) != std::isnan(y))
+          diff = INFINITY;
+        else if (std::isnan(x))
+          diff = 0;
+        maxAbs = std::max(maxAbs, diff);
+        maxRef = std::max(maxRef, std::fabs(y));
+        if (y != 0)
+          maxRel = std::max(maxRel, diff / std::fabs(y));
+      }
+      double normalized = maxRef > 0 ? maxAbs / maxRef : maxAbs;
+      double tol = tolerance >= 0 ? tolerance : defaultTolerance(a.dtype());
+      worst = std::max(worst, normalized);
+      if (normalized > tol) {
+        llvm::outs() << "mismatch: rank " << r << " result " << j
+                     << ": max abs error " << llvm::format("%.3e", maxAbs)
+                     << ", max relative error " << llvm::format("%.3e", maxRel)
+                     << ", normalized " << llvm::format("%.3e", normalized)
+                     << " > tolerance " << llvm::format("%.1e", tol) << "\n";
+        ok = false;
+      }
+    }
+  }
+  return ok;
+}
+
+void run::printResults(const std::vector<mlir::tp::RankValues> &perRank) {
+  for (auto [r, values] : llvm::enumerate(perRank))
+    for (auto [j, t] : llvm::enumerate(values.results)) {
+      double sum = 0;
+      for (int64_t k = 0, n = t.numElements(); k < n; ++k)
+        sum += t.get(k);
+      llvm::outs() << "rank " << r << " result " << j << ": " << t.typeString()
+                   << " sum=" << llvm::format("%.6e", sum) << " checksum="
+                   << llvm::format_hex_no_prefix(checksum(t), 16) << "\n";
+    }
+}

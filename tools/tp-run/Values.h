@@ -1,0 +1,51 @@
+//===- Values.h - what tp-run reads, writes, prints and compares -*- C++
+//-*-===//
+//
+// Inputs come from `.npy` files (rank<R>/arg<I>.npy), dumps go to the same
+// layout, results are printed as a sum and a checksum, and a second run is
+// compared result by result. Files follow docs/Robustness.md: inputs must be
+// regular files, dumps never follow links and never overwrite the inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_TOOLS_TP_RUN_VALUES_H
+#define TP_TOOLS_TP_RUN_VALUES_H
+
+#include "tp/Execution/Execution.h"
+
+#include <string>
+#include <vector>
+
+namespace tp::run {
+
+/// Rank `rank`'s arguments of `entry` from `dir`/rank<R>/arg<I>.npy, of the
+/// resolved `shapes`, converted to the argument types (integers exactly).
+rt::Status readInputs(mlir::func::FuncOp entry,
+                      const std::vector<std::vector<int64_t>> &shapes,
+                      const std::string &dir, int rank,
+                      std::vector<rt::Tensor> &args);
+
+/// Writes every rank's arguments and results below `dir` (which exists):
+/// rank<R>/arg<I>.npy and rank<R>/result<J>.npy.
+rt::Status dumpValues(const std::string &dir,
+                      const std::vector<mlir::tp::RankValues> &perRank);
+
+/// An error when the dump folder is the input folder or contains it, or the
+/// other way round, after resolving `..` and links.
+rt::Status checkFoldersDisjoint(const std::string &inputDir,
+                                const std::string &dumpDir);
+
+/// Prints "rank R result J: TYPE sum=S checksum=C" for every result.
+void printResults(const std::vector<mlir::tp::RankValues> &perRank);
+
+/// Compares every result on every rank and prints a line per mismatch.
+/// Floats pass within `tolerance` of the normalized error (negative: by
+/// element type); integers must be equal. `worst` is the largest normalized
+/// error seen.
+bool compareResults(const std::vector<mlir::tp::RankValues> &actual,
+                    const std::vector<mlir::tp::RankValues> &expected,
+                    double tolerance, double &worst);
+
+} // namespace tp::run
+
+#endif // TP_TOOLS_TP_RUN_VALUES_H

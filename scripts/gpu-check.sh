@@ -49,7 +49,10 @@ while [ $# -gt 0 ]; do
   case $1 in
     --prebuilt) [ $# -ge 2 ] || usage; prebuilt_arg=$2; shift 2 ;;
     --out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
-    --budget) [ $# -ge 2 ] || usage; budget=$2; shift 2 ;;
+    --budget) [ $# -ge 2 ] || usage; budget=$2; shift 2
+      # Seconds, a positive integer: bash arithmetic would read anything else
+      # as a variable name.
+      [[ $budget =~ ^[1-9][0-9]*$ ]] || usage ;;
     *) usage ;;
   esac
 done

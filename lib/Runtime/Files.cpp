@@ -61,29 +61,36 @@ bool tp::rt::writeFileAtomically(const std::string &path,
   mode_t mask = ::umask(0);
   ::umask(mask);
   mode_t mode = exists ? existing.st_mode & 07777 : 0666 & ~mask;
-  bool ok = ::fchmod(fd, mode) == 0;
+  // The first failure names what went wrong; later steps only clean up.
+  std::string failure;
+  auto failed = [&](const char *what) {
+    if (failure.empty())
+      failure = std::string(what) + ": " + systemError();
+  };
+  if (::fchmod(fd, mode) != 0)
+    failed("cannot set its mode");
   for (std::string_view piece : pieces) {
     const char *bytes = piece.data();
     size_t left = piece.size();
-    while (ok && left > 0) {
+    while (failure.empty() && left > 0) {
       ssize_t written = ::write(fd, bytes, left);
       if (written < 0 && errno == EINTR)
         continue;
-      ok = written > 0;
-      if (ok) {
-        bytes += written;
-        left -= static_cast<size_t>(written);
+      if (written <= 0) {
+        failed("cannot write");
+        break;
       }
+      bytes += written;
+      left -= static_cast<size_t>(written);
     }
   }
-  int savedErrno = errno;
-  ok = ::close(fd) == 0 && ok;
-  if (ok && ::rename(temp.c_str(), path.c_str()) != 0)
-    ok = false;
-  else if (!ok && errno == 0)
-    errno = savedErrno;
-  if (!ok) {
-    error = quoted(path) + ": cannot write: " + systemError();
+  // close() can still report a write error that was deferred (NFS, quotas).
+  if (::close(fd) != 0)
+    failed("cannot write");
+  if (failure.empty() && ::rename(temp.c_str(), path.c_str()) != 0)
+    failed("cannot replace it");
+  if (!failure.empty()) {
+    error = quoted(path) + ": " + failure;
     ::unlink(temp.c_str());
     return false;
   }

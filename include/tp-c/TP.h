@@ -36,6 +36,12 @@ typedef struct TPAsyncTPPipelineOptions {
   bool emitRemarks;
   /* Fuse only collectives along this grid axis; -1 for any single axis. */
   int tensorParallelAxis;
+  /* Emit one remark per pass counting what it did (fusions, misses). */
+  bool reportCounts;
+  /* Split all-reduces of matmul partial sums into reduce-scatter +
+     all-gather and run the glue between them on this rank's rows
+     (tp-sequence-parallel) before fusing. */
+  bool sequenceParallel;
 } TPAsyncTPPipelineOptions;
 
 /* The defaults: no remarks, any single axis. */

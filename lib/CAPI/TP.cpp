@@ -23,7 +23,9 @@ void tpRegisterPasses(void) { tp::registerTPPassesAndPipelines(); }
 
 TPAsyncTPPipelineOptions tpAsyncTPPipelineOptionsDefault(void) {
   return TPAsyncTPPipelineOptions{/*emitRemarks=*/false,
-                                  /*tensorParallelAxis=*/-1};
+                                  /*tensorParallelAxis=*/-1,
+                                  /*reportCounts=*/false,
+                                  /*sequenceParallel=*/false};
 }
 
 /// Pass options are not copyable: fill the caller's.
@@ -31,6 +33,8 @@ static void setPipelineOptions(tp::AsyncTPPipelineOptions &result,
                                TPAsyncTPPipelineOptions options) {
   result.emitRemarks = options.emitRemarks;
   result.tensorParallelAxis = options.tensorParallelAxis;
+  result.reportCounts = options.reportCounts;
+  result.sequenceParallel = options.sequenceParallel;
 }
 
 void tpAddAsyncTPPipeline(MlirOpPassManager pm,

@@ -1,6 +1,7 @@
 //===- Inputs.cpp - element types, argument shapes and random inputs ------===//
 
 #include "Program.h"
+#include "tp/Dialect/TP/IR/TPDialect.h"
 #include "tp/Runtime/Numerics.h"
 
 #include <cmath>
@@ -117,7 +118,11 @@ rt::Status mlir::tp::makeRandomInputs(
     if (!rt::Tensor::tryAllocate(dtype, shapes[i], tensor, error))
       return rt::Status::error("argument " + std::to_string(i) + " of rank " +
                                std::to_string(rank) + ": " + error);
-    uint64_t stream = mix(seed ^ mix(uint64_t(rank) << 32 ^ i));
+    // A `tp.replicated` argument is the same on every rank, as the program
+    // promises; the others differ per rank.
+    uint64_t streamRank =
+        entry.getArgAttr(i, tp::kReplicatedArgAttrName) ? 0 : uint64_t(rank);
+    uint64_t stream = mix(seed ^ mix(streamRank << 32 ^ i));
     for (int64_t k = 0, n = tensor.numElements(); k < n; ++k) {
       uint64_t bits = mix(stream + k);
       double unit = (bits >> 11) * 0x1.0p-53; // [0, 1)

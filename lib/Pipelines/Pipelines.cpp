@@ -26,6 +26,25 @@ void tp::buildAsyncTPPipeline(OpPassManager &pm,
   pm.addPass(createTPLowerLinear());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Collectives of data nobody reads (upstream's gathered accumulator
+  // tensor.empty) and zero addends (the rank-0 accumulator once that is
+  // gone) would otherwise block or burden fusion.
+  TPSimplifyCollectivesOptions simplifyOptions;
+  simplifyOptions.emitRemarks = options.emitRemarks;
+  simplifyOptions.reportCounts = options.reportCounts;
+  pm.addPass(createTPSimplifyCollectives(simplifyOptions));
+  // Work that does not change across a loop's iterations (quantizing a weight
+  // and computing its scale inside a microbatch loop) runs once, above it.
+  pm.addPass(createLoopInvariantCodeMotionPass());
+  if (options.sequenceParallel) {
+    TPSequenceParallelOptions sequenceOptions;
+    sequenceOptions.emitRemarks = options.emitRemarks;
+    sequenceOptions.reportCounts = options.reportCounts;
+    pm.addPass(createTPSequenceParallel(sequenceOptions));
+    // The slices' offsets (group_rank * rows) fold and merge.
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   TPAsyncTPOptions fuseOptions;
   fuseOptions.emitRemarks = options.emitRemarks;
   fuseOptions.tensorParallelAxis = options.tensorParallelAxis;
@@ -38,7 +57,9 @@ void tp::registerAsyncTPPipeline() {
   PassPipelineRegistration<AsyncTPPipelineOptions>(
       "tp-async-tp-pipeline",
       "Upstream per-rank IR or tp.linear layers to fused tp ops: tp-import, "
-      "tp-lower-linear, canonicalize, cse, tp-async-tp, cse",
+      "tp-lower-linear, canonicalize, cse, tp-simplify-collectives, "
+      "loop-invariant-code-motion, [tp-sequence-parallel, canonicalize, "
+      "cse,] tp-async-tp, cse",
       buildAsyncTPPipeline);
 }
 
@@ -53,6 +74,7 @@ void tp::registerTPDialects(DialectRegistry &registry) {
 void tp::registerTPPassesAndPipelines() {
   registerCanonicalizerPass();
   registerCSEPass();
+  registerLoopInvariantCodeMotionPass();
   registerTPPasses();
   registerTPConversionPasses();
   registerAsyncTPPipeline();

@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <sstream>
 
 using namespace tp::rt;
 
@@ -156,7 +158,8 @@ const char *tp::rt::name(Scaling mode) {
 }
 
 bool tp::rt::quantize(const Tensor &input, Scaling mode, DType dataType,
-                      Quantized &result, std::string &error) {
+                      Quantized &result, std::string &error,
+                      const Tensor *amaxOverride) {
   if (input.empty()) {
     error = "quantize needs an input tensor";
     return false;
@@ -168,6 +171,25 @@ bool tp::rt::quantize(const Tensor &input, Scaling mode, DType dataType,
   const std::vector<int64_t> &shape = input.shape();
   if (!checkData(dataType, shape, mode, error))
     return false;
+  std::optional<double> givenAmax;
+  if (amaxOverride && !amaxOverride->empty()) {
+    if (mode != Scaling::PerTensor && mode != Scaling::NVFP4) {
+      error = std::string("an amax sets one scale for the whole tensor; ") +
+              name(mode) + " scales come from their own rows or blocks";
+      return false;
+    }
+    if (amaxOverride->dtype() != DType::F32 || amaxOverride->rank() != 0) {
+      error = "the amax must be tensor<f32>, got " + amaxOverride->typeString();
+      return false;
+    }
+    givenAmax = amaxOverride->get(0);
+    if (!std::isfinite(*givenAmax) || *givenAmax < 0) {
+      std::ostringstream text;
+      text << "the amax must be finite and non-negative, got " << *givenAmax;
+      error = text.str();
+      return false;
+    }
+  }
 
   Tensor data(dataType, shape);
   Tensor scale(scaleType(mode), scaleShape(shape, mode));
@@ -180,7 +202,8 @@ bool tp::rt::quantize(const Tensor &input, Scaling mode, DType dataType,
     const double maxData = maxFinite(dataType);
     for (int64_t g = 0; g < groups; ++g) {
       const int64_t begin = g * group;
-      const double amax = absMax(input, begin, begin + group);
+      const double amax =
+          givenAmax ? *givenAmax : absMax(input, begin, begin + group);
       // Store the scale first and divide by the stored f32 value, so that
       // dequantize inverts exactly what was used.
       scale.set(g, amax == 0 ? 1.0 : amax / maxData);
@@ -202,7 +225,7 @@ bool tp::rt::quantize(const Tensor &input, Scaling mode, DType dataType,
   } else { // NVFP4
     constexpr double kE4M3Max = 448, kE2M1Max = 6;
     global = Tensor(DType::F32, {});
-    const double amax = absMax(input, 0, count);
+    const double amax = givenAmax ? *givenAmax : absMax(input, 0, count);
     global.set(0, amax == 0 ? 1.0 : amax / (kE4M3Max * kE2M1Max));
     const double g32 = global.get(0);
     // When amax / 2688 underflows f32 (subnormal inputs), data and block

@@ -8,6 +8,7 @@
 // RUN: not tp-run %s --entry unsupported --ranks 4 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OP
 // RUN: not tp-run %s --entry one_rank_fails --ranks 2 2>&1 | FileCheck %s --check-prefix=GRID
 // RUN: not tp-run %s --entry dynamic_bias --ranks 4 --arg-shape 1=7 2>&1 | FileCheck %s --check-prefix=BIAS
+// RUN: not tp-run %s --entry negative_amax --ranks 4 2>&1 | FileCheck %s --check-prefix=AMAX
 
 shard.grid @tp(shape = 4)
 shard.grid @pair(shape = 2)
@@ -78,4 +79,12 @@ func.func @dynamic_bias(%x: tensor<2x4xf32>, %b: tensor<?xf32>) -> tensor<2x4xf3
   %y = tp.bias_add %d, %b : tensor<2x?xf32>, tensor<?xf32>
   %r = tensor.cast %y : tensor<2x?xf32> to tensor<2x4xf32>
   return %r : tensor<2x4xf32>
+}
+
+// A given amax must be a usable one: the quantize reports it and its site.
+// AMAX: tp-run: rank {{[0-3]}} failed first: 'tp.quantize' at {{.*}}tp-run-faults.mlir:[[@LINE+3]]:12: the amax must be finite and non-negative, got -1{{$}}
+func.func @negative_amax(%x: tensor<4x16xf32>) -> tensor<f32> {
+  %m = arith.constant dense<-1.0> : tensor<f32>
+  %q, %s = tp.quantize %x amax %m per_tensor : tensor<4x16xf32> -> tensor<4x16xf8E4M3FN>, tensor<f32>
+  return %s : tensor<f32>
 }

@@ -1,6 +1,7 @@
 //===- Values.cpp - what tp-run reads, writes, prints and compares --------===//
 
 #include "Values.h"
+#include "tp/Dialect/TP/IR/TPDialect.h"
 #include "tp/Runtime/Files.h"
 #include "tp/Runtime/Npy.h"
 
@@ -11,6 +12,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstring>
+#include <sstream>
 
 using namespace tp;
 
@@ -62,6 +65,42 @@ rt::Status run::readInputs(mlir::func::FuncOp entry,
                                std::to_string(rank) + ": " + error);
     arg.assignConverted(file);
     args.push_back(std::move(arg));
+  }
+  return rt::Status::ok();
+}
+
+rt::Status
+run::checkReplicatedInputs(mlir::func::FuncOp entry,
+                           const std::vector<mlir::tp::RankValues> &perRank) {
+  for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
+    if (!entry.getArgAttr(i, mlir::tp::kReplicatedArgAttrName))
+      continue;
+    const rt::Tensor &first = perRank[0].args[i];
+    for (size_t r = 1; r < perRank.size(); ++r) {
+      const rt::Tensor &other = perRank[r].args[i];
+      std::string where = "argument " + std::to_string(i) +
+                          " is marked tp.replicated, but rank " +
+                          std::to_string(r) + "'s ";
+      if (other.shape() != first.shape())
+        return rt::Status::error(where + "shape " + other.typeString() +
+                                 " differs from rank 0's " +
+                                 first.typeString());
+      if (first.numBytes() == 0 ||
+          std::memcmp(other.data(), first.data(), first.numBytes()) == 0)
+        continue;
+      size_t element = 0, size = rt::byteSize(first.dtype());
+      while (std::memcmp(static_cast<const char *>(other.data()) +
+                             element * size,
+                         static_cast<const char *>(first.data()) +
+                             element * size,
+                         size) == 0)
+        ++element;
+      std::ostringstream text;
+      text << where << "value differs from rank 0's (element " << element
+           << ": " << other.get(element) << " vs " << first.get(element)
+           << ")";
+      return rt::Status::error(text.str());
+    }
   }
   return rt::Status::ok();
 }

@@ -25,6 +25,14 @@ rt::Status readInputs(mlir::func::FuncOp entry,
                       const std::string &dir, int rank,
                       std::vector<rt::Tensor> &args);
 
+/// An error naming the argument, rank and first element when an argument
+/// marked `tp.replicated` differs between ranks: rewrites such as sequence
+/// parallelism rely on the mark, so data that breaks it would be a silent
+/// wrong answer.
+rt::Status checkReplicatedInputs(
+    mlir::func::FuncOp entry,
+    const std::vector<mlir::tp::RankValues> &perRank);
+
 /// Writes every rank's arguments and results below `dir` (which exists):
 /// rank<R>/arg<I>.npy and rank<R>/result<J>.npy.
 rt::Status dumpValues(const std::string &dir,

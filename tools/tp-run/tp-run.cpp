@@ -393,6 +393,11 @@ static int runTool(int argc, char **argv,
     if (!status)
       return fail(status.message());
   }
+  if (reporter && !inputDir.empty())
+    if (rt::Status replicated =
+            ::tp::run::checkReplicatedInputs(entry, perRank);
+        !replicated)
+      return fail(replicated.message());
 
   std::unique_ptr<rt::TraceRecorder> trace;
   // A launcher runs no rank, so it has nothing to trace.

@@ -24,12 +24,23 @@ struct AsyncTPPipelineOptions
   Option<bool> reportCounts{
       *this, "stats",
       llvm::cl::desc("Emit one remark counting fusions by kind and the "
-                     "collectives left unfused"),
+                     "collectives left unfused, and one counting the "
+                     "collectives removed and zero addends dropped"),
+      llvm::cl::init(false)};
+  Option<bool> sequenceParallel{
+      *this, "sequence-parallel",
+      llvm::cl::desc("Split all-reduces of matmul partial sums into "
+                     "reduce-scatter + all-gather and run the glue between "
+                     "them on this rank's rows (tp-sequence-parallel), so both "
+                     "halves fuse"),
       llvm::cl::init(false)};
 };
 
-/// Appends import, tp.linear lowering, canonicalize, cse, fuse, cse to `pm`
-/// (any op; usually a module).
+/// Appends import, tp.linear lowering, canonicalize, cse,
+/// tp-simplify-collectives (unread collectives and zero addends removed),
+/// loop-invariant-code-motion (e.g. weight quantization out of microbatch
+/// loops), with `sequence-parallel` tp-sequence-parallel, canonicalize and
+/// cse, then fuse, cse to `pm` (any op; usually a module).
 void buildAsyncTPPipeline(OpPassManager &pm,
                           const AsyncTPPipelineOptions &options);
 
@@ -41,8 +52,8 @@ void registerAsyncTPPipeline();
 /// tp-lower-to-llvm produces (registerLoweringDialects).
 void registerTPDialects(DialectRegistry &registry);
 
-/// Every tp pass and pipeline, plus the upstream cleanup passes the pipeline
-/// uses (canonicalize, cse).
+/// Every tp pass and pipeline, plus the upstream passes the pipeline uses
+/// (canonicalize, cse, loop-invariant-code-motion).
 void registerTPPassesAndPipelines();
 
 } // namespace tp

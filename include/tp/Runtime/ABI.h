@@ -59,7 +59,8 @@ enum TPRtRole {
   TP_RT_ROLE_WEIGHT_GLOBAL = 5,
   TP_RT_ROLE_BIAS = 6, /* bias of B number `index` */
   TP_RT_ROLE_ADDEND = 7,
-  TP_RT_ROLE_RESULT = 8 /* result number `index`, in the op's order */
+  TP_RT_ROLE_RESULT = 8, /* result number `index`, in the op's order */
+  TP_RT_ROLE_AMAX = 9    /* the amax tp.quantize takes its scale from */
 };
 
 /// Element types: the values of tp::rt::DType.

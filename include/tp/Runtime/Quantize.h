@@ -33,10 +33,15 @@ struct Quantized {
 /// - NVFP4: global = amax(|x|) / (448 * 6) (1 when amax is 0); per block of
 ///   16, scale_b = f8E4M3FN(amax_block / 6 / global); elements are
 ///   x / (scale_b * global) rounded to f4E2M1FN (0 when scale_b is 0).
+/// With `amax` (a 0-D f32; PerTensor and NVFP4 only), the per-tensor or
+/// global scale comes from it instead of the input's own amax, and elements
+/// beyond the range saturate.
 /// Fails (returns false, sets `error`) when the last dim does not divide by
-/// the block size or dataType does not fit the mode.
+/// the block size, dataType does not fit the mode, or `amax` is not a
+/// finite, non-negative f32 scalar of a mode that takes one.
 bool quantize(const Tensor &input, Scaling mode, DType dataType,
-              Quantized &result, std::string &error);
+              Quantized &result, std::string &error,
+              const Tensor *amax = nullptr);
 
 /// Whether `scale` (and `globalScale`) fit quantized `data` under `mode`:
 /// the data type, the scale's type and shape, the global scale's presence.

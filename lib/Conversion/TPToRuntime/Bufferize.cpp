@@ -160,6 +160,8 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
       .Case([&](QuantizeOp o) {
         Value in = o.getInput();
         lowering.stage(TP_RT_ROLE_INPUT, in);
+        if (o.getAmax())
+          lowering.stage(TP_RT_ROLE_AMAX, o.getAmax());
         ScalingMode mode = o.getMode();
         int64_t rank = o.getInput().getType().getRank();
         lowering.dimRule = [=](unsigned result, int64_t d) {

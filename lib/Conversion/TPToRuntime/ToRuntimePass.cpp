@@ -154,10 +154,13 @@ struct TPFinalizeRuntimeLoweringPass
     for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
       if (SymbolTable::symbolKnownUseEmpty(grid, module))
         grid.erase();
-    // C-interface wrappers copy the marker, after their result pointer.
+    // C-interface wrappers copy the markers, after their result pointer;
+    // LLVM has no meaning for them.
     for (auto func : module.getOps<LLVM::LLVMFuncOp>())
-      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
         func.removeArgAttr(i, kRankContextAttrName);
+        func.removeArgAttr(i, kReplicatedArgAttrName);
+      }
   }
 };
 } // namespace

@@ -364,7 +364,8 @@ void _mlir_ciface_tp_rt_quantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
     return;
   Quantized q;
   std::string error;
-  if (!quantize(*input, *mode, call.resultType(0), q, error))
+  if (!quantize(*input, *mode, call.resultType(0), q, error,
+                call.operand(TP_RT_ROLE_AMAX)))
     return call.fail(error);
   std::vector<Tensor> results = {q.data, q.scale};
   if (call.count(TP_RT_ROLE_RESULT) == 3)

@@ -172,12 +172,31 @@ SCALES = {  # mode: (data type, scale type for [rows, 64], has global)
 }
 
 
-def quantize(name, rows, mode):
+def quantize(name, rows, mode, amax=None):
     data, scale, has_global = SCALES[mode]
     q = f"tensor<{rows}x64x{data}>"
     results = f"%{name}q, %{name}s" + (f", %{name}g" if has_global else "")
     types = f"{q}, {scale(rows)}" + (", tensor<f32>" if has_global else "")
-    return q, f"  {results} = tp.quantize %{name} {mode} : tensor<{rows}x64xf32> -> {types}\n"
+    given = f" amax %{amax}" if amax else ""
+    return q, f"  {results} = tp.quantize %{name}{given} {mode} : tensor<{rows}x64xf32> -> {types}\n"
+
+
+def group_amax(name, rows):
+    """max |x| over the whole group: this rank's amax, all-reduced (max). A
+    per-tensor (or NVFP4 global) scale of a gathered operand must be the same
+    on every rank."""
+    x = f"tensor<{rows}x64xf32>"
+    return f"""  %{name}_abs = math.absf %{name} : {x}
+  %{name}_zero = arith.constant 0.0 : f32
+  %{name}_empty = tensor.empty() : tensor<f32>
+  %{name}_init = linalg.fill ins(%{name}_zero : f32) outs(%{name}_empty : tensor<f32>) -> tensor<f32>
+  %{name}_local = linalg.reduce ins(%{name}_abs : {x}) outs(%{name}_init : tensor<f32>) dimensions = [0, 1]
+    (%a: f32, %b: f32) {{
+      %m = arith.maximumf %a, %b : f32
+      linalg.yield %m : f32
+    }}
+  %{name}_amax = tp.all_reduce %{name}_local on @tp axes = [0] reduce = max : tensor<f32>
+"""
 
 
 def scaled_operand(name, data, scale, glob):
@@ -187,11 +206,13 @@ def scaled_operand(name, data, scale, glob):
 def sc_ag(mode):
     def build(g, dt):
         _, scale_type, has_global = SCALES[mode]
-        qx, qxs = quantize("x", R, mode)
+        shared = mode in ("per_tensor", "nvfp4")  # one scale for all pieces
+        qx, qxs = quantize("x", R, mode, "x_amax" if shared else None)
         qw, qws = quantize("w", N, mode)
         gq = qx.replace(f"<{R}x", f"<{R * g}x")
         y = t([R * g, N], dt)
-        text = f"func.func @main(%x: tensor<{R}x64xf32>, %w: tensor<{N}x64xf32>) -> {y} {{\n" + qxs + qws
+        text = f"func.func @main(%x: tensor<{R}x64xf32>, %w: tensor<{N}x64xf32>) -> {y} {{\n"
+        text += (group_amax("x", R) if shared else "") + qxs + qws
         text += f"  %g = tp.all_gather %xq on @tp axes = [0] dim = 0 : {qx} -> {gq}\n"
         a_scale = "xs"
         a_scale_type = scale_type(R)

@@ -12,6 +12,8 @@
 #ifndef TP_CONVERSION_TPTORUNTIME_TPTORUNTIME_H
 #define TP_CONVERSION_TPTORUNTIME_TPTORUNTIME_H
 
+#include "tp/Dialect/TP/IR/TPDialect.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Types.h"
 
@@ -22,10 +24,6 @@
 namespace mlir {
 class Operation;
 namespace tp {
-
-/// The argument attribute marking a function's rank context (an !llvm.ptr,
-/// always argument 0 after tp-to-runtime).
-inline constexpr const char *kRankContextAttrName = "tp.rank_context";
 
 /// "'tp.matmul' at file:line:col": how runtime errors and traces name an op.
 std::string siteOf(Operation *op);

@@ -3,6 +3,7 @@
 #include "VerifyHelpers.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::tp;
@@ -65,6 +66,64 @@ LogicalResult BatchMatmulOp::inferReturnTypes(
   Adaptor adaptor(operands, attributes, properties, regions);
   return inferMatmulType(context, location, adaptor.getLhs(), adaptor.getRhs(),
                          adaptor.getTransposeB(), 3, inferredReturnTypes);
+}
+
+/// The source of `rhs` when it is a `linalg.transpose` on tensors that swaps
+/// exactly the last two dims (and keeps the others in place), or null.
+/// Matched by name: the dialect does not depend on linalg.
+static Value getTransposedSource(Value rhs) {
+  Operation *transpose = rhs.getDefiningOp();
+  if (!transpose || transpose->getName().getStringRef() != "linalg.transpose" ||
+      transpose->getNumResults() != 1 || transpose->getNumOperands() < 1)
+    return Value();
+  std::optional<Attribute> attr = transpose->getInherentAttr("permutation");
+  auto perm =
+      attr ? dyn_cast_or_null<DenseI64ArrayAttr>(*attr) : DenseI64ArrayAttr();
+  Value source = transpose->getOperand(0);
+  auto sourceType = dyn_cast<RankedTensorType>(source.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  int64_t rank = rhsType.getRank();
+  if (!perm || !sourceType || rank < 2 || sourceType.getRank() != rank ||
+      static_cast<int64_t>(perm.size()) != rank)
+    return Value();
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t expected = i < rank - 2 ? i : (i == rank - 2 ? rank - 1 : rank - 2);
+    if (perm[i] != expected)
+      return Value();
+  }
+  // The same elements, only the shape permuted: the matmul's result type
+  // stays what it was.
+  if (sourceType.getElementType() != rhsType.getElementType() ||
+      sourceType.getEncoding() != rhsType.getEncoding())
+    return Value();
+  for (int64_t i = 0; i < rank; ++i)
+    if (sourceType.getDimSize(perm[i]) != rhsType.getDimSize(i))
+      return Value();
+  return source;
+}
+
+/// `matmul(a, transpose(w))` is `matmul(a, w)` with `transpose_b` flipped: a
+/// transposed weight becomes the [N, K] layout, and a transpose of an [N, K]
+/// weight given with `transpose_b` cancels out.
+template <typename OpTy>
+static LogicalResult foldTransposedRhs(OpTy op, PatternRewriter &rewriter) {
+  Value source = getTransposedSource(op.getRhs());
+  if (!source)
+    return failure();
+  rewriter.modifyOpInPlace(op, [&] {
+    op.getRhsMutable().assign(source);
+    op.setTransposeB(!op.getTransposeB());
+  });
+  return success();
+}
+
+LogicalResult MatmulOp::canonicalize(MatmulOp op, PatternRewriter &rewriter) {
+  return foldTransposedRhs(op, rewriter);
+}
+
+LogicalResult BatchMatmulOp::canonicalize(BatchMatmulOp op,
+                                          PatternRewriter &rewriter) {
+  return foldTransposedRhs(op, rewriter);
 }
 
 LogicalResult BiasAddOp::verify() {

@@ -19,6 +19,12 @@ LogicalResult QuantizeOp::verify() {
   if (failed(verifySameShape(*this, "result", getResult().getType(), "input",
                              getInput().getType())))
     return failure();
+  // Row-wise and block scales come from their own rows and blocks.
+  if (getAmax() && getMode() != ScalingMode::PerTensor &&
+      getMode() != ScalingMode::NVFP4)
+    return emitOpError("'amax' sets one scale for the whole tensor: it "
+                       "needs per_tensor or nvfp4 scaling, not ")
+           << stringifyScalingMode(getMode());
   return verifyScaledOperand(*this, "result", getResult().getType(), "scale",
                              getScale().getType(), "global_scale",
                              getGlobalScale(), getMode());

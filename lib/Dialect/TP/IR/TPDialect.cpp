@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -209,6 +210,26 @@ Operation *TPDialect::materializeConstant(OpBuilder &builder, Attribute value,
   if (auto integer = dyn_cast<IntegerAttr>(value); integer && type.isIndex())
     return arith::ConstantOp::create(builder, loc, type, integer);
   return nullptr;
+}
+
+LogicalResult TPDialect::verifyRegionArgAttribute(Operation *op,
+                                                  unsigned regionIndex,
+                                                  unsigned argIndex,
+                                                  NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name != kReplicatedArgAttrName && name != kRankContextAttrName)
+    return op->emitError() << "unknown tp argument attribute '" << name
+                           << "' on argument #" << argIndex;
+  if (!isa<UnitAttr>(attribute.getValue()))
+    return op->emitError() << "'" << name << "' on argument #" << argIndex
+                           << " must be a unit attribute, got "
+                           << attribute.getValue();
+  if (!isa<FunctionOpInterface>(op) || regionIndex != 0)
+    return op->emitError() << "'" << name
+                           << "' marks function arguments, not argument #"
+                           << argIndex << " of region #" << regionIndex
+                           << " of '" << op->getName() << "'";
+  return success();
 }
 
 void TPDialect::initialize() {

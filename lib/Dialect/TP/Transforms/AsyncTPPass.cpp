@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionUtils.h"
 #include "tp/Dialect/TP/Transforms/AsyncTP.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 
@@ -164,6 +165,19 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
     FusionCounts counts;
     ErasedOps erased;
     IRRewriter rewriter(&getContext(), &erased);
+    // A row-parallel layer without sequence parallelism: nothing overlaps an
+    // all-reduce, but split in two, both halves fuse.
+    getOperation()->walk([&](AllReduceOp op) {
+      if (getStaticGroupSize(op) == 1 || !isMatmulProduct(op.getInput()))
+        return;
+      counts.add(nullptr);
+      if (emitRemarks)
+        emitRemark(op.getLoc())
+            << "all-reduce not fused: async TP overlaps reduce-scatters and "
+               "all-gathers with matmuls; tp-sequence-parallel (the "
+               "pipeline's 'sequence-parallel' option) splits this one into "
+               "both";
+    });
     for (Operation *op : collectives) {
       if (erased.erased.contains(op))
         continue;

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusionUtils.h"
+#include "tp/Dialect/TP/Transforms/Uniformity.h"
 #include "tp/Dialect/TP/Utils/ReshapeUtils.h"
 
 using namespace mlir;
@@ -74,10 +75,28 @@ static Value peelCollapse(Value value, bool aWasCollapsed) {
 static LogicalResult matchAScale(AllGatherOp ag, ScaledMatmulOp op, Consumer &c,
                                  std::string &why) {
   c.aGlobal = op.getAGlobalScale();
+  // A per-tensor scale (and NVFP4's global scale) dequantizes every gathered
+  // piece, so each rank must have quantized its shard with the same one.
+  auto requireUniform = [&](Value scale, StringRef what) {
+    std::string notUniform;
+    if (!scale || isUniformAcrossGroup(scale, ag.getGridAttr(),
+                                       ag.getGridAxes(), &notUniform))
+      return success();
+    why = ("A's " + what +
+           " is not known to be the same on every rank of the group (" +
+           notUniform +
+           "), yet it dequantizes the pieces gathered from every rank; "
+           "compute it from an all-reduce (max) of the ranks' amax, or pass "
+           "it as an argument marked tp.replicated")
+              .str();
+    return failure();
+  };
+  if (failed(requireUniform(c.aGlobal, "global scale")))
+    return failure();
   if (c.mode == ScalingMode::PerTensor) {
     c.aScale = op.getAScale();
     c.gatheredScaleType = c.aScale.getType();
-    return success();
+    return requireUniform(c.aScale, "per-tensor scale");
   }
   Value scale = peelCollapse(op.getAScale(), static_cast<bool>(c.collapse));
   auto scaleGather = scale ? scale.getDefiningOp<AllGatherOp>() : AllGatherOp();

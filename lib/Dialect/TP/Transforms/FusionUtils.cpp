@@ -2,8 +2,10 @@
 
 #include "FusionUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 using namespace mlir::tp;
@@ -69,6 +71,37 @@ std::string tp::describeInterloper(Operation *op, StringRef collective) {
   return "its input is produced by " + name + ", not by a matmul";
 }
 
+/// Whether `op` may move across other ops: it and every op nested in its
+/// regions are free of memory effects. (A linalg op on tensors reports no
+/// effects of its own, whatever its body holds; an scf.if reports its
+/// branches'.)
+static bool isMovable(Operation *op) {
+  return !op->walk([](Operation *nested) {
+              return isMemoryEffectFree(nested) ? WalkResult::advance()
+                                                : WalkResult::interrupt();
+            }).wasInterrupted();
+}
+
+bool tp::isMatmul(Operation *op) {
+  if (isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp>(op))
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && (linalg::isaContractionOpInterface(linalgOp) ||
+                      linalg::isaConvolutionOpInterface(linalgOp));
+}
+
+bool tp::isMatmulProduct(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
+    def = expand.getSrc().getDefiningOp();
+  if (auto add = dyn_cast_or_null<arith::AddFOp>(def)) {
+    Operation *lhs = add.getLhs().getDefiningOp();
+    Operation *rhs = add.getRhs().getDefiningOp();
+    return (lhs && isMatmul(lhs)) || (rhs && isMatmul(rhs));
+  }
+  return def && isMatmul(def);
+}
+
 HoistStatus tp::planHoist(Operation *point, Value value,
                           const SmallPtrSetImpl<Operation *> &replaced,
                           llvm::SetVector<Operation *> &toMove,
@@ -85,12 +118,18 @@ HoistStatus tp::planHoist(Operation *point, Value value,
     if (def->getBlock() != point->getBlock() || def->isBeforeInBlock(point) ||
         def == point || toMove.contains(def))
       continue;
-    if (def->getNumRegions() != 0 || !isMemoryEffectFree(def)) {
+    if (!isMovable(def)) {
       blocker = def;
       return HoistStatus::Immovable;
     }
     toMove.insert(def);
     llvm::append_range(worklist, def->getOperands());
+    // What the regions capture from above must dominate the op's new place
+    // too: plan it like an operand.
+    if (def->getNumRegions() != 0)
+      visitUsedValuesDefinedAbove(def->getRegions(), [&](OpOperand *use) {
+        worklist.push_back(use->get());
+      });
   }
   return HoistStatus::Ok;
 }
@@ -102,8 +141,7 @@ std::string tp::describeHoistFailure(HoistStatus status, Operation *blocker,
     return (what + " depends on " + dependsOn).str();
   return (what + " is computed after the " + collective + " by " +
           quoteName(blocker) +
-          ", which cannot move above the fused op (it has side effects or "
-          "regions)")
+          ", which cannot move above the fused op (it may have side effects)")
       .str();
 }
 

@@ -27,6 +27,15 @@ bool isInterloper(Operation *op);
 /// not a matmul".
 std::string describeInterloper(Operation *op, StringRef collective);
 
+/// Whether `op` multiplies matrices (tp matmuls, linalg contractions and
+/// convolutions): where sequence parallelism stops an all-gather.
+bool isMatmul(Operation *op);
+
+/// Whether `value` is a matmul's product, directly or through what the
+/// reduce-scatter fusion looks through (an expand back to 3-D, an addend):
+/// the partial sums a row-parallel layer reduces.
+bool isMatmulProduct(Value value);
+
 /// The result of planning to move a value's producers above a point.
 enum class HoistStatus {
   /// Everything the value needs dominates the point, or can be moved there.
@@ -34,13 +43,15 @@ enum class HoistStatus {
   /// The value is computed from one of the `replaced` ops (the collective or
   /// the chain being fused): it depends on the fused op itself.
   DependsOnReplaced,
-  /// An op the value needs sits after the point and cannot move (it has side
-  /// effects or regions); `blocker` is that op.
+  /// An op the value needs sits after the point and cannot move (it is not
+  /// free of memory effects); `blocker` is that op.
   Immovable,
 };
 
 /// Collects into `toMove` the ops of `point`'s block after `point` that
-/// `value` is computed from.
+/// `value` is computed from: their operands and, for ops with regions, the
+/// values their regions use from above. Ops free of memory effects move,
+/// with or without regions; any other op stops the plan.
 HoistStatus planHoist(Operation *point, Value value,
                       const SmallPtrSetImpl<Operation *> &replaced,
                       llvm::SetVector<Operation *> &toMove,
@@ -48,7 +59,7 @@ HoistStatus planHoist(Operation *point, Value value,
 
 /// A sentence for a failed plan: "B depends on the gathered value" or "B is
 /// computed after the all-gather by 'x', which cannot move above the fused op
-/// (it has side effects)".
+/// (it may have side effects)".
 std::string describeHoistFailure(HoistStatus status, Operation *blocker,
                                  StringRef what, StringRef dependsOn,
                                  StringRef collective);

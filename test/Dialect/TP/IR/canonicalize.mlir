@@ -157,3 +157,142 @@ func.func @group_rank_single_rank() -> (index, index) {
   %1 = tp.group_rank on @g axes = [1]
   return %0, %1 : index, index
 }
+
+// A B that reaches tp.matmul through a linalg.transpose of its last two dims
+// (F.linear decomposed into aten.t + matmul) is the weight itself with
+// transpose_b; the transpose, now unused, goes away.
+
+// CHECK-LABEL: func.func @matmul_transposed_weight(
+// CHECK-SAME:    %[[A:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<128x64xf32>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[Y:.+]] = tp.matmul %[[A]], %[[W]] transpose_b : tensor<8x64xf32>, tensor<128x64xf32> -> tensor<8x128xf32>
+// CHECK-NEXT:    return %[[Y]] : tensor<8x128xf32>
+func.func @matmul_transposed_weight(%a: tensor<8x64xf32>, %w: tensor<128x64xf32>) -> tensor<8x128xf32> {
+  %init = tensor.empty() : tensor<64x128xf32>
+  %wt = linalg.transpose ins(%w : tensor<128x64xf32>) outs(%init : tensor<64x128xf32>) permutation = [1, 0]
+  %y = tp.matmul %a, %wt : tensor<8x64xf32>, tensor<64x128xf32> -> tensor<8x128xf32>
+  return %y : tensor<8x128xf32>
+}
+
+// Dynamic extents carry over as they are.
+
+// CHECK-LABEL: func.func @matmul_transposed_weight_dynamic(
+// CHECK-SAME:    %[[A:[a-zA-Z0-9_]+]]: tensor<?x64xf16>, %[[W:[a-zA-Z0-9_]+]]: tensor<?x64xf16>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[Y:.+]] = tp.matmul %[[A]], %[[W]] transpose_b : tensor<?x64xf16>, tensor<?x64xf16> -> tensor<?x?xf16>
+// CHECK-NEXT:    return %[[Y]] : tensor<?x?xf16>
+func.func @matmul_transposed_weight_dynamic(%a: tensor<?x64xf16>, %w: tensor<?x64xf16>, %init: tensor<64x?xf16>) -> tensor<?x?xf16> {
+  %wt = linalg.transpose ins(%w : tensor<?x64xf16>) outs(%init : tensor<64x?xf16>) permutation = [1, 0]
+  %y = tp.matmul %a, %wt : tensor<?x64xf16>, tensor<64x?xf16> -> tensor<?x?xf16>
+  return %y : tensor<?x?xf16>
+}
+
+// A transpose of an [N, K] weight given with transpose_b cancels out.
+
+// CHECK-LABEL: func.func @matmul_double_transpose(
+// CHECK-SAME:    %[[A:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<64x128xf32>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[Y:.+]] = tp.matmul %[[A]], %[[W]] : tensor<8x64xf32>, tensor<64x128xf32> -> tensor<8x128xf32>
+// CHECK-NEXT:    return %[[Y]] : tensor<8x128xf32>
+func.func @matmul_double_transpose(%a: tensor<8x64xf32>, %w: tensor<64x128xf32>) -> tensor<8x128xf32> {
+  %init = tensor.empty() : tensor<128x64xf32>
+  %wt = linalg.transpose ins(%w : tensor<64x128xf32>) outs(%init : tensor<128x64xf32>) permutation = [1, 0]
+  %y = tp.matmul %a, %wt transpose_b : tensor<8x64xf32>, tensor<128x64xf32> -> tensor<8x128xf32>
+  return %y : tensor<8x128xf32>
+}
+
+// A transpose with other users stays for them; the matmul still reads the
+// weight directly.
+
+// CHECK-LABEL: func.func @matmul_transpose_shared(
+// CHECK-SAME:    %[[A:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<128x64xf32>
+// CHECK:         %[[T:.+]] = linalg.transpose ins(%[[W]] : tensor<128x64xf32>)
+// CHECK:         %[[Y:.+]] = tp.matmul %[[A]], %[[W]] transpose_b : tensor<8x64xf32>, tensor<128x64xf32> -> tensor<8x128xf32>
+// CHECK-NEXT:    return %[[Y]], %[[T]] : tensor<8x128xf32>, tensor<64x128xf32>
+func.func @matmul_transpose_shared(%a: tensor<8x64xf32>, %w: tensor<128x64xf32>) -> (tensor<8x128xf32>, tensor<64x128xf32>) {
+  %init = tensor.empty() : tensor<64x128xf32>
+  %wt = linalg.transpose ins(%w : tensor<128x64xf32>) outs(%init : tensor<64x128xf32>) permutation = [1, 0]
+  %y = tp.matmul %a, %wt : tensor<8x64xf32>, tensor<64x128xf32> -> tensor<8x128xf32>
+  return %y, %wt : tensor<8x128xf32>, tensor<64x128xf32>
+}
+
+// tp.batch_matmul: a per-batch B transposed in its last two dims, batch dim
+// kept in place, folds.
+
+// CHECK-LABEL: func.func @batch_matmul_transposed_weight(
+// CHECK-SAME:    %[[A:[a-zA-Z0-9_]+]]: tensor<4x8x64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4x128x64xf32>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[Y:.+]] = tp.batch_matmul %[[A]], %[[W]] transpose_b : tensor<4x8x64xf32>, tensor<4x128x64xf32> -> tensor<4x8x128xf32>
+// CHECK-NEXT:    return %[[Y]] : tensor<4x8x128xf32>
+func.func @batch_matmul_transposed_weight(%a: tensor<4x8x64xf32>, %w: tensor<4x128x64xf32>) -> tensor<4x8x128xf32> {
+  %init = tensor.empty() : tensor<4x64x128xf32>
+  %wt = linalg.transpose ins(%w : tensor<4x128x64xf32>) outs(%init : tensor<4x64x128xf32>) permutation = [0, 2, 1]
+  %y = tp.batch_matmul %a, %wt : tensor<4x8x64xf32>, tensor<4x64x128xf32> -> tensor<4x8x128xf32>
+  return %y : tensor<4x8x128xf32>
+}
+
+// A 2-D B broadcast over the batch folds with [1, 0]; with transpose_b set
+// the transposes cancel.
+
+// CHECK-LABEL: func.func @batch_matmul_broadcast_weight(
+// CHECK-SAME:    %[[A:[a-zA-Z0-9_]+]]: tensor<4x8x64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<128x64xf32>, %[[V:[a-zA-Z0-9_]+]]: tensor<64x128xf32>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[Y:.+]] = tp.batch_matmul %[[A]], %[[W]] transpose_b : tensor<4x8x64xf32>, tensor<128x64xf32> -> tensor<4x8x128xf32>
+// CHECK:         %[[Z:.+]] = tp.batch_matmul %[[A]], %[[V]] : tensor<4x8x64xf32>, tensor<64x128xf32> -> tensor<4x8x128xf32>
+// CHECK-NEXT:    return %[[Y]], %[[Z]]
+func.func @batch_matmul_broadcast_weight(%a: tensor<4x8x64xf32>, %w: tensor<128x64xf32>, %v: tensor<64x128xf32>) -> (tensor<4x8x128xf32>, tensor<4x8x128xf32>) {
+  %init = tensor.empty() : tensor<64x128xf32>
+  %wt = linalg.transpose ins(%w : tensor<128x64xf32>) outs(%init : tensor<64x128xf32>) permutation = [1, 0]
+  %y = tp.batch_matmul %a, %wt : tensor<4x8x64xf32>, tensor<64x128xf32> -> tensor<4x8x128xf32>
+  %init2 = tensor.empty() : tensor<128x64xf32>
+  %vt = linalg.transpose ins(%v : tensor<64x128xf32>) outs(%init2 : tensor<128x64xf32>) permutation = [1, 0]
+  %z = tp.batch_matmul %a, %vt transpose_b : tensor<4x8x64xf32>, tensor<128x64xf32> -> tensor<4x8x128xf32>
+  return %y, %z : tensor<4x8x128xf32>, tensor<4x8x128xf32>
+}
+
+// Negative: a permutation that swaps the batch dim with K, not K with N.
+
+// CHECK-LABEL: func.func @batch_matmul_wrong_permutation(
+// CHECK-SAME:    %[[A:[a-zA-Z0-9_]+]]: tensor<4x8x64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<64x4x128xf32>
+// CHECK:         %[[T:.+]] = linalg.transpose ins(%[[W]] : tensor<64x4x128xf32>) outs({{.*}}) permutation = [1, 0, 2]
+// CHECK:         %[[Y:.+]] = tp.batch_matmul %[[A]], %[[T]] : tensor<4x8x64xf32>, tensor<4x64x128xf32> -> tensor<4x8x128xf32>
+// CHECK-NEXT:    return %[[Y]]
+func.func @batch_matmul_wrong_permutation(%a: tensor<4x8x64xf32>, %w: tensor<64x4x128xf32>) -> tensor<4x8x128xf32> {
+  %init = tensor.empty() : tensor<4x64x128xf32>
+  %wt = linalg.transpose ins(%w : tensor<64x4x128xf32>) outs(%init : tensor<4x64x128xf32>) permutation = [1, 0, 2]
+  %y = tp.batch_matmul %a, %wt : tensor<4x8x64xf32>, tensor<4x64x128xf32> -> tensor<4x8x128xf32>
+  return %y : tensor<4x8x128xf32>
+}
+
+// Negative: K and N trade places, but the batch dim moves too (B stored as
+// [N, batch, K]); transpose_b cannot express that.
+
+// CHECK-LABEL: func.func @batch_matmul_moves_batch_dim(
+// CHECK-SAME:    %[[A:[a-zA-Z0-9_]+]]: tensor<4x8x64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<128x4x64xf32>
+// CHECK:         %[[T:.+]] = linalg.transpose ins(%[[W]] : tensor<128x4x64xf32>) outs({{.*}}) permutation = [1, 2, 0]
+// CHECK:         %[[Y:.+]] = tp.batch_matmul %[[A]], %[[T]] : tensor<4x8x64xf32>, tensor<4x64x128xf32> -> tensor<4x8x128xf32>
+// CHECK-NEXT:    return %[[Y]]
+func.func @batch_matmul_moves_batch_dim(%a: tensor<4x8x64xf32>, %w: tensor<128x4x64xf32>) -> tensor<4x8x128xf32> {
+  %init = tensor.empty() : tensor<4x64x128xf32>
+  %wt = linalg.transpose ins(%w : tensor<128x4x64xf32>) outs(%init : tensor<4x64x128xf32>) permutation = [1, 2, 0]
+  %y = tp.batch_matmul %a, %wt : tensor<4x8x64xf32>, tensor<4x64x128xf32> -> tensor<4x8x128xf32>
+  return %y : tensor<4x8x128xf32>
+}
+
+// Negative: a B transposed by something else than linalg.transpose (a
+// linalg.generic with a transposing map) is left alone.
+
+// CHECK-LABEL: func.func @matmul_generic_transpose_kept(
+// CHECK-SAME:    %[[A:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<128x64xf32>
+// CHECK:         %[[T:.+]] = linalg.generic
+// CHECK:         %[[Y:.+]] = tp.matmul %[[A]], %[[T]] : tensor<8x64xf32>, tensor<64x128xf32> -> tensor<8x128xf32>
+// CHECK-NEXT:    return %[[Y]]
+func.func @matmul_generic_transpose_kept(%a: tensor<8x64xf32>, %w: tensor<128x64xf32>) -> tensor<8x128xf32> {
+  %init = tensor.empty() : tensor<64x128xf32>
+  %wt = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<128x64xf32>) outs(%init : tensor<64x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<64x128xf32>
+  %y = tp.matmul %a, %wt : tensor<8x64xf32>, tensor<64x128xf32> -> tensor<8x128xf32>
+  return %y : tensor<8x128xf32>
+}

@@ -716,6 +716,36 @@ func.func @quantize_shape(%x: tensor<64x128xf32>) {
 
 // -----
 
+func.func @quantize_amax_row_wise(%x: tensor<64x128xf32>, %m: tensor<f32>) {
+  // expected-error @+1 {{'tp.quantize' op 'amax' sets one scale for the whole tensor: it needs per_tensor or nvfp4 scaling, not row_wise}}
+  %q, %s = tp.quantize %x amax %m row_wise : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
+  return
+}
+
+// -----
+
+func.func @quantize_amax_not_scalar(%x: tensor<64x128xf32>, %m: tensor<1xf32>) {
+  // expected-error @+1 {{'tp.quantize' op operand #1 must be 0D tensor of 32-bit float values, but got 'tensor<1xf32>'}}
+  %q, %s = "tp.quantize"(%x, %m) {mode = #tp.scaling<per_tensor>} : (tensor<64x128xf32>, tensor<1xf32>) -> (tensor<64x128xf8E4M3FN>, tensor<f32>)
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tp.replicated' on argument #0 must be a unit attribute, got 1 : i64}}
+func.func @replicated_not_unit(%x: tensor<4xf32> {tp.replicated = 1}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown tp argument attribute 'tp.replicate' on argument #1}}
+func.func @replicated_misspelled(%x: tensor<4xf32>, %y: tensor<4xf32> {tp.replicate}) {
+  return
+}
+
+// -----
+
 func.func @quantize_nvfp4_needs_fp4(%x: tensor<64x128xf32>) {
   // expected-error @+1 {{'tp.quantize' op 'result' of nvfp4 scaling must hold f4E2M1FN, got 'f8E4M3FN'}}
   %q, %s, %g = tp.quantize %x nvfp4 : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<64x8xf8E4M3FN>, tensor<f32>

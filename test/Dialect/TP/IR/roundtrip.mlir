@@ -225,6 +225,17 @@ func.func @quantize(%x: tensor<64x128xf32>) -> (tensor<64x128xf8E4M3FN>, tensor<
   return %q0, %s0, %q1, %s1, %q2, %s2, %q3, %s3, %g3 : tensor<64x128xf8E4M3FN>, tensor<f32>, tensor<64x128xf8E5M2>, tensor<64x1xf32>, tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64x128xf4E2M1FN>, tensor<64x8xf8E4M3FN>, tensor<f32>
 }
 
+// CHECK-LABEL: func.func @quantize_amax(
+// CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<64x128xf32>, %[[M:[a-zA-Z0-9_]+]]: tensor<f32> {tp.replicated}
+// CHECK:         %[[Q0:.*]], %[[S0:.*]] = tp.quantize %[[X]] amax %[[M]] per_tensor : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<f32>
+// CHECK:         %[[Q1:.*]], %[[S1:.*]], %[[G1:.*]] = tp.quantize %[[X]] amax %[[M]] nvfp4 : tensor<64x128xf32> -> tensor<64x128xf4E2M1FN>, tensor<64x8xf8E4M3FN>, tensor<f32>
+// CHECK:         return %[[S0]], %[[G1]]
+func.func @quantize_amax(%x: tensor<64x128xf32>, %m: tensor<f32> {tp.replicated}) -> (tensor<f32>, tensor<f32>) {
+  %q0, %s0 = tp.quantize %x amax %m per_tensor : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<f32>
+  %q1, %s1, %g1 = tp.quantize %x amax %m nvfp4 : tensor<64x128xf32> -> tensor<64x128xf4E2M1FN>, tensor<64x8xf8E4M3FN>, tensor<f32>
+  return %s0, %g1 : tensor<f32>, tensor<f32>
+}
+
 // CHECK-LABEL: func.func @quantize_dynamic(
 // CHECK-SAME:    %[[X:[a-zA-Z0-9_]+]]: tensor<?x64xbf16>
 // CHECK-SAME:    ) -> (tensor<?x64xf8E4M3FN>, tensor<?x1xf32>)

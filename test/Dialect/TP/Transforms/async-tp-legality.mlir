@@ -18,22 +18,26 @@ func.func @hoist_b_producer(%x: tensor<8x64xf32>, %w: tensor<64x128xf32>) -> ten
 
 // -----
 
-// Negative: B comes from an op with a region after the all-gather; it cannot
-// move above the fused op.
+// Negative: B comes from an op after the all-gather that may have side effects
+// (a branch calls a function); it cannot move above the fused op. (An scf.if
+// of pure ops moves: see async-tp-hoist.mlir.)
 
 shard.grid @tp(shape = 4)
+
+func.func private @observe(tensor<64x128xf32>)
 
 // CHECK-LABEL: func.func @b_not_movable
 func.func @b_not_movable(%x: tensor<8x64xf32>, %w: tensor<64x128xf32>, %c: i1) -> tensor<32x128xf32> {
   // CHECK: tp.all_gather
   // CHECK: scf.if
   // CHECK: tp.matmul
-  // expected-remark @+1 {{all-gather not fused: B is computed after the all-gather by 'scf.if', which cannot move above the fused op (it has side effects or regions)}}
+  // expected-remark @+1 {{all-gather not fused: B is computed after the all-gather by 'scf.if', which cannot move above the fused op (it may have side effects)}}
   %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf32> -> tensor<32x64xf32>
   %b = scf.if %c -> tensor<64x128xf32> {
     scf.yield %w : tensor<64x128xf32>
   } else {
     %n = arith.negf %w : tensor<64x128xf32>
+    func.call @observe(%n) : (tensor<64x128xf32>) -> ()
     scf.yield %n : tensor<64x128xf32>
   }
   %y = tp.matmul %g, %b : tensor<32x64xf32>, tensor<64x128xf32> -> tensor<32x128xf32>
@@ -104,4 +108,22 @@ func.func @bias_in_nested_region(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %c: 
     scf.yield %m : tensor<8x16xf32>
   }
   return %r : tensor<8x16xf32>
+}
+
+// -----
+
+// A row-parallel layer without sequence parallelism: the all-reduce of the
+// partial sums is reported (tp-sequence-parallel would split it); an
+// all-reduce of anything else (here an amax) is not a candidate.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @row_parallel_all_reduce
+func.func @row_parallel_all_reduce(%h: tensor<16x8xf32>, %w: tensor<8x32xf32>, %amax: tensor<f32>) -> (tensor<16x32xf32>, tensor<f32>) {
+  // CHECK: tp.all_reduce
+  %p = tp.matmul %h, %w : tensor<16x8xf32>, tensor<8x32xf32> -> tensor<16x32xf32>
+  // expected-remark @+1 {{all-reduce not fused: async TP overlaps reduce-scatters and all-gathers with matmuls; tp-sequence-parallel (the pipeline's 'sequence-parallel' option) splits this one into both}}
+  %y = tp.all_reduce %p on @tp axes = [0] reduce = sum : tensor<16x32xf32>
+  %m = tp.all_reduce %amax on @tp axes = [0] reduce = max : tensor<f32>
+  return %y, %m : tensor<16x32xf32>, tensor<f32>
 }

@@ -1,12 +1,14 @@
 // RUN: tp-opt %s --tp-async-tp=emit-remarks -split-input-file -verify-diagnostics | FileCheck %s
 
-// FP8 with per-tensor scales: the A scale is shared by the group.
+// FP8 with per-tensor scales: the A scale dequantizes every gathered piece,
+// so it must be the same on every rank (here: an argument marked
+// tp.replicated).
 
 shard.grid @tp(shape = 4)
 
 // CHECK-LABEL: func.func @per_tensor
-// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf8E4M3FN>, %[[SX:.*]]: tensor<f32>, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<f32>)
-func.func @per_tensor(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<f32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>) -> tensor<32x32xbf16> {
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf8E4M3FN>, %[[SX:.*]]: tensor<f32> {tp.replicated}, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<f32>)
+func.func @per_tensor(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<f32> {tp.replicated}, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>) -> tensor<32x32xbf16> {
   // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_scaled_matmul %[[X]] scale %[[SX]], [%[[W]] scale %[[SW]]] on @tp axes = [0] dim = 0 per_tensor : (tensor<8x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
   // CHECK-NEXT: return %[[Y]]
   %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
@@ -80,13 +82,89 @@ func.func @mxfp8(%x: tensor<16x64xf8E4M3FN>, %sx: tensor<16x2xf8E8M0FNU>, %w: te
 shard.grid @tp(shape = 2)
 
 // CHECK-LABEL: func.func @nvfp4
-// CHECK-SAME:    (%[[X:.*]]: tensor<16x64xf4E2M1FN>, %[[SX:.*]]: tensor<16x4xf8E4M3FN>, %[[GX:.*]]: tensor<f32>, %[[W:.*]]: tensor<32x64xf4E2M1FN>, %[[SW:.*]]: tensor<32x4xf8E4M3FN>, %[[GW:.*]]: tensor<f32>)
-func.func @nvfp4(%x: tensor<16x64xf4E2M1FN>, %sx: tensor<16x4xf8E4M3FN>, %gx: tensor<f32>,
+// CHECK-SAME:    (%[[X:.*]]: tensor<16x64xf4E2M1FN>, %[[SX:.*]]: tensor<16x4xf8E4M3FN>, %[[GX:.*]]: tensor<f32> {tp.replicated}, %[[W:.*]]: tensor<32x64xf4E2M1FN>, %[[SW:.*]]: tensor<32x4xf8E4M3FN>, %[[GW:.*]]: tensor<f32>)
+func.func @nvfp4(%x: tensor<16x64xf4E2M1FN>, %sx: tensor<16x4xf8E4M3FN>, %gx: tensor<f32> {tp.replicated},
                  %w: tensor<32x64xf4E2M1FN>, %sw: tensor<32x4xf8E4M3FN>, %gw: tensor<f32>) -> tensor<32x32xbf16> {
   // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_scaled_matmul %[[X]] scale %[[SX]] global %[[GX]], [%[[W]] scale %[[SW]] global %[[GW]]] on @tp axes = [0] dim = 0 nvfp4
   // CHECK-NEXT: return %[[Y]]
   %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<16x64xf4E2M1FN> -> tensor<32x64xf4E2M1FN>
   %gs = tp.all_gather %sx on @tp axes = [0] dim = 0 : tensor<16x4xf8E4M3FN> -> tensor<32x4xf8E4M3FN>
+  %y = tp.scaled_matmul %g scale %gs global %gx, %w scale %sw global %gw nvfp4 : (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<f32>, tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+
+// -----
+
+// Each rank quantizes its own shard with its own amax: the pieces gathered
+// from other ranks would be dequantized with this rank's scale.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @per_tensor_scale_per_rank
+func.func @per_tensor_scale_per_rank(%x: tensor<8x64xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>) -> tensor<32x32xbf16> {
+  // CHECK: tp.all_gather
+  // CHECK: tp.scaled_matmul
+  %q, %s = tp.quantize %x per_tensor : tensor<8x64xf32> -> tensor<8x64xf8E4M3FN>, tensor<f32>
+  // expected-remark @+1 {{all-gather not fused: A's per-tensor scale is not known to be the same on every rank of the group (argument #0 of @per_tensor_scale_per_rank, which is not marked tp.replicated), yet it dequantizes the pieces gathered from every rank; compute it from an all-reduce (max) of the ranks' amax, or pass it as an argument marked tp.replicated}}
+  %g = tp.all_gather %q on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %y = tp.scaled_matmul %g scale %s, %w scale %sw per_tensor : (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+
+// -----
+
+// The amax all-reduced (max) over the group: every rank quantizes with the
+// same scale, which the fused op may share.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @per_tensor_amax_all_reduced
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf32>, %[[A:.*]]: tensor<f32>, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<f32>)
+func.func @per_tensor_amax_all_reduced(%x: tensor<8x64xf32>, %amax: tensor<f32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>) -> tensor<32x32xbf16> {
+  // CHECK-NEXT: %[[M:.*]] = tp.all_reduce %[[A]] on @tp axes = [0] reduce = max
+  // CHECK-NEXT: %[[Q:.*]], %[[S:.*]] = tp.quantize %[[X]] amax %[[M]] per_tensor
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_scaled_matmul %[[Q]] scale %[[S]], [%[[W]] scale %[[SW]]] on @tp axes = [0] dim = 0 per_tensor
+  // CHECK-NEXT: return %[[Y]]
+  %m = tp.all_reduce %amax on @tp axes = [0] reduce = max : tensor<f32>
+  %q, %s = tp.quantize %x amax %m per_tensor : tensor<8x64xf32> -> tensor<8x64xf8E4M3FN>, tensor<f32>
+  %g = tp.all_gather %q on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %y = tp.scaled_matmul %g scale %s, %w scale %sw per_tensor : (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+
+// -----
+
+// An all-reduce over another grid axis does not make the scale uniform
+// along the gather's axis.
+
+shard.grid @tp2d(shape = 2x4)
+
+// CHECK-LABEL: func.func @amax_reduced_over_another_axis
+func.func @amax_reduced_over_another_axis(%x: tensor<8x64xf32>, %amax: tensor<f32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>) -> tensor<32x32xbf16> {
+  // CHECK: tp.all_gather
+  // CHECK: tp.scaled_matmul
+  %m = tp.all_reduce %amax on @tp2d axes = [0] reduce = max : tensor<f32>
+  %q, %s = tp.quantize %x amax %m per_tensor : tensor<8x64xf32> -> tensor<8x64xf8E4M3FN>, tensor<f32>
+  // expected-remark @+1 {{all-gather not fused: A's per-tensor scale is not known to be the same on every rank of the group ('tp.all_reduce' over a group that does not contain this one)}}
+  %g = tp.all_gather %q on @tp2d axes = [1] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+  %y = tp.scaled_matmul %g scale %s, %w scale %sw per_tensor : (tensor<32x64xf8E4M3FN>, tensor<f32>, tensor<32x64xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+
+// -----
+
+// NVFP4's global scale dequantizes every gathered piece too.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @nvfp4_global_per_rank
+func.func @nvfp4_global_per_rank(%x: tensor<16x64xf32>, %w: tensor<32x64xf4E2M1FN>, %sw: tensor<32x4xf8E4M3FN>, %gw: tensor<f32>) -> tensor<32x32xbf16> {
+  // CHECK: tp.all_gather
+  // CHECK: tp.scaled_matmul
+  %q, %s, %gx = tp.quantize %x nvfp4 : tensor<16x64xf32> -> tensor<16x64xf4E2M1FN>, tensor<16x4xf8E4M3FN>, tensor<f32>
+  // expected-remark @+1 {{all-gather not fused: A's global scale is not known to be the same on every rank of the group (argument #0 of @nvfp4_global_per_rank, which is not marked tp.replicated)}}
+  %g = tp.all_gather %q on @tp axes = [0] dim = 0 : tensor<16x64xf4E2M1FN> -> tensor<32x64xf4E2M1FN>
+  %gs = tp.all_gather %s on @tp axes = [0] dim = 0 : tensor<16x4xf8E4M3FN> -> tensor<32x4xf8E4M3FN>
   %y = tp.scaled_matmul %g scale %gs global %gx, %w scale %sw global %gw nvfp4 : (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<f32>, tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<f32>) -> tensor<32x32xbf16>
   return %y : tensor<32x32xbf16>
 }
@@ -115,8 +193,8 @@ func.func @row_wise_scale_not_gathered(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<32
 shard.grid @tp(shape = 4)
 
 // CHECK-LABEL: func.func @different_a_scales
-// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf8E4M3FN>, %[[S1:.*]]: tensor<f32>, %[[S2:.*]]: tensor<f32>, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<f32>)
-func.func @different_a_scales(%x: tensor<8x64xf8E4M3FN>, %s1: tensor<f32>, %s2: tensor<f32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>) -> (tensor<32x32xbf16>, tensor<32x32xbf16>) {
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf8E4M3FN>, %[[S1:.*]]: tensor<f32> {tp.replicated}, %[[S2:.*]]: tensor<f32> {tp.replicated}, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<f32>)
+func.func @different_a_scales(%x: tensor<8x64xf8E4M3FN>, %s1: tensor<f32> {tp.replicated}, %s2: tensor<f32> {tp.replicated}, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<f32>) -> (tensor<32x32xbf16>, tensor<32x32xbf16>) {
   // CHECK-NEXT: %[[R:.*]]:3 = tp.all_gather_scaled_matmul %[[X]] scale %[[S1]], [%[[W]] scale %[[SW]]] on @tp axes = [0] dim = 0 per_tensor return_gathered
   // CHECK-NEXT: %[[Y2:.*]] = tp.scaled_matmul %[[R]]#0 scale %[[S2]]
   // CHECK-NEXT: return %[[R]]#2, %[[Y2]]
@@ -149,7 +227,7 @@ func.func @scaled_gather_of_k(%x: tensor<32x16xf8E4M3FN>, %sx: tensor<f32>, %w: 
 shard.grid @tp(shape = 4)
 
 // CHECK-LABEL: func.func @b_scale_depends_on_gathered
-func.func @b_scale_depends_on_gathered(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<f32>, %w: tensor<32x64xf8E4M3FN>) -> tensor<32x32xbf16> {
+func.func @b_scale_depends_on_gathered(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<f32> {tp.replicated}, %w: tensor<32x64xf8E4M3FN>) -> tensor<32x32xbf16> {
   // CHECK: tp.all_gather
   // expected-remark @+1 {{all-gather not fused: B's scale depends on the gathered value}}
   %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>

@@ -30,6 +30,8 @@ def TP_Dialect : Dialect {
                            "::mlir::tensor::TensorDialect"];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  // `tp.replicated` on function arguments.
+  let hasRegionArgAttrVerify = 1;
 }
 
 //===----------------------------------------------------------------------===//

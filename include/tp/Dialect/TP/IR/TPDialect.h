@@ -1,5 +1,4 @@
-//===- TPDialect.h - tp dialect ----------------------------------*- C++
-//-*-===//
+//===- TPDialect.h - tp dialect ---------------------------------*- C++ -*-===//
 #ifndef TP_DIALECT_TP_IR_TPDIALECT_H
 #define TP_DIALECT_TP_IR_TPDIALECT_H
 
@@ -9,5 +8,15 @@
 #include "mlir/IR/Dialect.h"
 
 #include "tp/Dialect/TP/IR/TPDialect.h.inc"
+
+namespace mlir::tp {
+/// The unit attribute that marks a function argument every rank receives
+/// with the same contents (tp-run gives such arguments the same random
+/// values on every rank). Rewrites that move work between ranks rely on it.
+inline constexpr llvm::StringLiteral kReplicatedArgAttrName = "tp.replicated";
+/// The unit attribute marking a lowered function's rank context (an
+/// !llvm.ptr, always argument 0 after tp-to-runtime).
+inline constexpr llvm::StringLiteral kRankContextAttrName = "tp.rank_context";
+} // namespace mlir::tp
 
 #endif // TP_DIALECT_TP_IR_TPDIALECT_H

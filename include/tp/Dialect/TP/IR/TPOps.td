@@ -45,6 +45,9 @@ def TP_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def TP_LowPrecisionTensor : RankedTensorOf<[F8E4M3FN, F8E5M2, F4E2M1FN]>;
 def TP_ScaleTensor : RankedTensorOf<[F32, F8E8M0FNU, F8E4M3FN]>;
 def TP_GlobalScaleTensor : 0DTensorOf<[F32]>;
+// An f32 scalar the assembly format can build without a written type.
+def TP_AmaxTensor : 0DTensorOf<[F32]>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getF32Type())">;
 
 //===----------------------------------------------------------------------===//
 // Collectives
@@ -143,6 +146,8 @@ def TP_MatmulOp : TP_Op<"matmul", [Pure,
     $lhs `,` $rhs (`transpose_b` $transpose_b^)? attr-dict
     `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
+  // A `linalg.transpose` of B (its last two dims) folds into `transpose_b`.
+  let hasCanonicalizeMethod = 1;
 }
 
 def TP_BatchMatmulOp : TP_Op<"batch_matmul", [Pure,
@@ -160,6 +165,8 @@ def TP_BatchMatmulOp : TP_Op<"batch_matmul", [Pure,
     $lhs `,` $rhs (`transpose_b` $transpose_b^)? attr-dict
     `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
+  // A `linalg.transpose` of B (its last two dims) folds into `transpose_b`.
+  let hasCanonicalizeMethod = 1;
 }
 
 def TP_BiasAddOp : TP_Op<"bias_add", [Pure,
@@ -223,12 +230,25 @@ def TP_QuantizeOp : TP_Op<"quantize", [Pure]> {
     | `row_wise`   | f8E4M3FN or f8E5M2    | tensor<...x1xf32>             | -           |
     | `mxfp8`      | f8E4M3FN or f8E5M2    | tensor<...x(K/32)xf8E8M0FNU>  | -           |
     | `nvfp4`      | f4E2M1FN              | tensor<...x(K/16)xf8E4M3FN>   | tensor<f32> |
+
+    With `amax` (per_tensor and nvfp4 only), the per-tensor scale (NVFP4's
+    global scale) comes from that value instead of the input's own amax:
+    delayed scaling, or an amax all-reduced (max) over a tensor-parallel
+    group so that every rank quantizes its shard with the same scale, which
+    a gathered FP8 operand needs. Elements beyond the range saturate.
+
+    ```mlir
+    %m = tp.all_reduce %local_amax on @tp axes = [0] reduce = max : tensor<f32>
+    %q, %s = tp.quantize %x amax %m per_tensor
+        : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<f32>
+    ```
   }];
-  let arguments = (ins TP_FloatTensor:$input, TP_ScalingModeAttr:$mode);
+  let arguments = (ins TP_FloatTensor:$input, Optional<TP_AmaxTensor>:$amax,
+                       TP_ScalingModeAttr:$mode);
   let results = (outs TP_LowPrecisionTensor:$result, TP_ScaleTensor:$scale,
                       Optional<TP_GlobalScaleTensor>:$global_scale);
   let assemblyFormat = [{
-    $input custom<EnumKeyword>($mode) attr-dict `:` type($input) `->` type(results)
+    $input (`amax` $amax^)? custom<EnumKeyword>($mode) attr-dict `:` type($input) `->` type(results)
   }];
   let hasVerifier = 1;
 }

@@ -52,4 +52,66 @@ def TPLowerLinear : Pass<"tp-lower-linear"> {
   ];
 }
 
+def TPSimplifyCollectives : Pass<"tp-simplify-collectives"> {
+  let summary = "Remove collectives whose result is never read and zero addends";
+  let description = [{
+    Removes `tp.all_gather`, `tp.reduce_scatter` and `tp.all_reduce` whose
+    result is never read: unused, or only the destination (DPS init) of a
+    linalg op that overwrites it (`linalg.fill`, a structured op whose payload
+    ignores that init) or only measured (`tensor.dim`). Those uses get a
+    `tensor.empty` of the same type. Upstream `shard-partition` emits such a
+    collective for a row-parallel layer whose accumulator `tensor.empty` is
+    annotated with the layer's output sharding.
+
+    Also drops addends known to be zero (`arith.addf`, `linalg.add`,
+    `tp.bias_add`, the addend and bias of `tp.matmul_reduce_scatter`): a zero
+    constant, splat or `linalg.fill`, or an `scf.if` all of whose branches
+    yield one. `-0.0` is always dropped (`x + -0.0 == x`); `+0.0` only when the
+    other operand can never be `-0.0` (a matmul product, which accumulates
+    from `+0.0`, and sums involving one) or the add has the `nsz` flag.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Emit a remark at every collective removed and addend dropped">,
+    Option<"reportCounts", "stats", "bool", /*default=*/"false",
+           "Emit one remark at the op the pass runs on, counting removed "
+           "collectives and dropped zero addends">,
+  ];
+}
+
+def TPSequenceParallel : Pass<"tp-sequence-parallel"> {
+  let summary = "Split all-reduces into reduce-scatter + all-gather and run "
+                "the glue between them on this rank's rows";
+  let description = [{
+    Megatron's sequence parallelism, found automatically. An all-reduce of a
+    matmul's partial sums becomes a reduce-scatter along a row dim (the first
+    dim that is not the last and divides by the group size) followed by an
+    all-gather. The all-gather then moves down through the element-wise and
+    row-wise ops that follow (residual adds, norms with per-row statistics,
+    activations), which run on 1/N of the rows, until it reaches an op it
+    cannot pass (a matmul, where tp-async-tp fuses it, or a return).
+
+    Moving an op onto the slice is legal when its loop over the gathered dim
+    is parallel, it does not read loop indices, and every operand that does
+    not come from a gather of the same group is the same on every rank
+    (constants, collective results, arguments marked `tp.replicated`); full
+    operands are sliced at this rank's offset. An all-gather moves only when
+    all of its users can, so no gather is duplicated. With `emit-remarks`,
+    each all-reduce left alone and each all-gather stopped before a
+    non-matmul says why.
+  }];
+  let dependentDialects = ["::mlir::tp::TPDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Remark on every all-reduce split or left alone, and on every "
+           "all-gather that stops before a non-matmul user">,
+    Option<"reportCounts", "stats", "bool", /*default=*/"false",
+           "Emit one remark counting split all-reduces and moved ops">,
+  ];
+}
+
 #endif // TP_DIALECT_TP_TRANSFORMS_PASSES_TD

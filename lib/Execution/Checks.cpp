@@ -12,6 +12,8 @@
 #include "tp/Dialect/TP/IR/TPOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cstdio>
@@ -61,6 +63,71 @@ static SmallVector<int64_t> staticDims(Type type) {
   return dims;
 }
 
+rt::Status mlir::tp::specializeDynamicGrids(func::FuncOp entry, int ranks) {
+  auto module = entry->getParentOfType<ModuleOp>();
+  llvm::SmallDenseSet<shard::GridOp> used;
+  for (func::FuncOp func : exec::reachableFrom(entry))
+    func.walk([&](Operation *op) {
+      for (NamedAttribute attr : op->getAttrs())
+        if (auto ref = dyn_cast<FlatSymbolRefAttr>(attr.getValue()))
+          if (auto grid =
+                  SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, ref))
+            used.insert(grid);
+    });
+  rt::Status status = rt::Status::ok();
+  bool changed = false;
+  module.walk([&](shard::GridOp grid) {
+    if (!used.contains(grid))
+      return WalkResult::advance();
+    SmallVector<int64_t> shape(grid.getShape());
+    std::string name = "grid @" + grid.getSymName().str();
+    int64_t dynamicAxes = llvm::count_if(shape, ShapedType::isDynamic);
+    if (dynamicAxes == 0)
+      return WalkResult::advance();
+    if (dynamicAxes > 1) {
+      status = rt::Status::error(
+          siteOf(grid) + ": " + name + " has " + std::to_string(dynamicAxes) +
+          " dynamic axes; a run fixes only one from its rank count");
+      return WalkResult::interrupt();
+    }
+    int64_t others = 1;
+    for (int64_t extent : shape)
+      if (!ShapedType::isDynamic(extent))
+        others = checkedMul(others, std::max<int64_t>(extent, 1)).value_or(0);
+    if (others == 0 || ranks % others != 0) {
+      status = rt::Status::error(
+          siteOf(grid) + ": " + name + " has static axes spanning " +
+          (others ? std::to_string(others) : std::string("more")) +
+          " ranks, which does not divide the run's " + std::to_string(ranks) +
+          " (set --ranks)");
+      return WalkResult::interrupt();
+    }
+    for (int64_t &extent : shape)
+      if (ShapedType::isDynamic(extent))
+        extent = ranks / others;
+    grid.setShapeAttr(DenseI64ArrayAttr::get(grid.getContext(), shape));
+    changed = true;
+    return WalkResult::advance();
+  });
+  if (!status.isOk() || !changed)
+    return status;
+  // Shape rules that involve the group size were skipped while it was
+  // dynamic; the diagnostics they give now carry their location.
+  std::string diagnostics;
+  {
+    ScopedDiagnosticHandler capture(module.getContext(), [&](Diagnostic &d) {
+      llvm::raw_string_ostream os(diagnostics);
+      os << d.getLocation() << ": " << d << "\n";
+      return success();
+    });
+    if (succeeded(verify(module)))
+      return status;
+  }
+  return rt::Status::error("with the grid size taken from the run's " +
+                           std::to_string(ranks) + " ranks, the program " +
+                           "does not verify:\n" + diagnostics);
+}
+
 /// Every grid a tp op names must be static and span the run's ranks.
 static rt::Status checkGrid(Operation *op, int ranks) {
   auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid");
@@ -89,6 +156,24 @@ static rt::Status checkGrid(Operation *op, int ranks) {
       (fits ? " has " + std::to_string(total) + " ranks"
             : " does not span a run") +
       " but the run has " + std::to_string(ranks) + " (set --ranks)");
+}
+
+/// Whether `cast` is half of a round trip (A -> B -> A), which lowering
+/// removes; any other unrealized cast would reach code generation.
+static bool cancelsOut(UnrealizedConversionCastOp cast) {
+  if (cast->getNumOperands() != 1 || cast->getNumResults() != 1)
+    return false;
+  Type from = cast.getOperand(0).getType(), to = cast.getResult(0).getType();
+  auto isInverse = [&](Operation *other) {
+    auto inverse = dyn_cast_or_null<UnrealizedConversionCastOp>(other);
+    return inverse && inverse->getNumOperands() == 1 &&
+           inverse->getNumResults() == 1 &&
+           inverse.getOperand(0).getType() == to &&
+           inverse.getResult(0).getType() == from;
+  };
+  if (from == to || isInverse(cast.getOperand(0).getDefiningOp()))
+    return true;
+  return !cast->use_empty() && llvm::all_of(cast->getUsers(), isInverse);
 }
 
 /// Ranked tensors and scalars of the runtime's element types: nothing else
@@ -131,6 +216,23 @@ rt::Status mlir::tp::checkProgram(func::FuncOp entry, int ranks) {
             siteOf(op) + ": tp-import does not raise this op" +
             (why ? " (" + *why + ")" : std::string()) +
             ", and compiled programs cannot run shard ops");
+        return WalkResult::interrupt();
+      }
+      if (auto cast = dyn_cast<UnrealizedConversionCastOp>(op);
+          cast && !cancelsOut(cast)) {
+        auto types = [](TypeRange range) {
+          std::string text;
+          llvm::interleave(
+              range, [&](Type t) { text += exec::typeText(t); },
+              [&] { text += ", "; });
+          return text.empty() ? std::string("nothing") : text;
+        };
+        status = rt::Status::error(
+            siteOf(op) + ": a cast from " +
+            types(op->getOperandTypes()) + " to " +
+            types(op->getResultTypes()) +
+            " has no run-time meaning; only a pair of casts that cancel out "
+            "is removed");
         return WalkResult::interrupt();
       }
       status = checkGrid(op, ranks);

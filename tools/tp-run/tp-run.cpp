@@ -353,6 +353,16 @@ static int runTool(int argc, char **argv,
   // Upstream per-rank IR is raised, and layers lowered, before anything runs.
   if (failed(runPipeline(*original, "tp-import,tp-lower-linear")))
     return 1;
+  // A grid of dynamic size spans the run (fixed before the pipelines, so
+  // both programs see the same size).
+  if (func::FuncOp originalEntry = findEntry(*original)) {
+    if (rt::Status grids =
+            mlir::tp::specializeDynamicGrids(originalEntry, numRanks);
+        !grids)
+      return fail(grids.message());
+  } else {
+    return 1;
+  }
 
   OwningOpRef<ModuleOp> primary = original->clone();
   if (failed(runPipeline(*primary, pipeline)))

@@ -15,9 +15,23 @@ using namespace mlir;
 using namespace mlir::tp;
 
 std::optional<std::string> tp::whyNotRaised(Operation *op) {
-  if (isa<shard::ShardDialect>(op->getDialect()))
-    return import::whyCollectiveNotRaised(op);
-  return import::whyContractionNotRaised(op);
+  if (!isa<shard::ShardDialect>(op->getDialect()))
+    return import::whyContractionNotRaised(op);
+  if (std::optional<std::string> why = import::whyCollectiveNotRaised(op))
+    return why;
+  // Ops tp has a form of are raised unless a reason above says otherwise; a
+  // grid and sharding annotations are declarations, not work.
+  if (isa<shard::GridOp, shard::ShardingOp, shard::ShardOp>(op))
+    return std::nullopt;
+  if (isa<shard::UpdateHaloOp>(op))
+    return std::string("tp has no halo exchange (a stencil's neighbour "
+                       "rows); keep halo_sizes out of shardings tp runs");
+  if (op->getName().getStringRef() == "shard.all_to_all" ||
+      isa<shard::AllGatherOp, shard::ReduceScatterOp, shard::AllReduceOp,
+          shard::AllSliceOp, shard::ProcessMultiIndexOp,
+          shard::ProcessLinearIndexOp>(op))
+    return std::nullopt;
+  return std::string("tp has no equivalent of this op");
 }
 
 namespace {

@@ -298,6 +298,13 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
                isInterloper(use.getOwner())});
   };
   for (OpOperand &use : ag->getUses()) {
+    // On a grid of dynamic size the gathered value is dynamic, and upstream
+    // casts it to the shape the matmul expects; the product is cast back.
+    if (auto cast = dyn_cast<tensor::CastOp>(use.getOwner())) {
+      for (OpOperand &inner : cast->getUses())
+        tryUse(inner, nullptr);
+      continue;
+    }
     auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());
     if (collapse && isLeadingDimsCollapse(collapse)) {
       for (OpOperand &inner : collapse->getUses())
@@ -342,11 +349,12 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
   auto isAbsorbed = [&](Operation *user) {
     if (absorbed.contains(user) || isLeadingDimQuery(user))
       return true;
-    // A reshape is absorbed when it feeds fused consumers only (a dead one
-    // still reads the gathered value).
-    auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
-    return collapse && !collapse->use_empty() &&
-           llvm::all_of(collapse->getUsers(),
+    // A reshape or cast is absorbed when it feeds fused consumers only (a
+    // dead one still reads the gathered value).
+    if (!isa<tensor::CollapseShapeOp, tensor::CastOp>(user))
+      return false;
+    return !user->use_empty() &&
+           llvm::all_of(user->getUsers(),
                         [&](Operation *u) { return absorbed.contains(u); });
   };
   bool returnGathered = !llvm::all_of(ag->getUsers(), isAbsorbed);
@@ -427,6 +435,9 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
       leftovers.insert(c.collapse);
     leftovers.insert(c.scaleOps.begin(), c.scaleOps.end());
   }
+  for (Operation *user : ag->getUsers())
+    if (isa<tensor::CastOp>(user))
+      leftovers.insert(user);
   for (Operation *op : leftovers)
     if (op->use_empty())
       rewriter.eraseOp(op);

@@ -22,7 +22,7 @@ extern "C" {
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(TP, tp);
 
 /* Inserts tp and the upstream dialects tp pipelines read (shard, func, arith,
- * math, tensor, linalg, scf) and those the lowering to LLVM produces, with
+ * math, tensor, linalg, scf, tosa, dlti) and those the lowering to LLVM produces, with
  * their interface models, into `registry`. */
 MLIR_CAPI_EXPORTED void tpRegisterDialects(MlirDialectRegistry registry);
 

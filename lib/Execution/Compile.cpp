@@ -135,6 +135,7 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   bind("_mlir_ciface_tp_rt_all_gather", &_mlir_ciface_tp_rt_all_gather);
   bind("_mlir_ciface_tp_rt_reduce_scatter", &_mlir_ciface_tp_rt_reduce_scatter);
   bind("_mlir_ciface_tp_rt_all_reduce", &_mlir_ciface_tp_rt_all_reduce);
+  bind("_mlir_ciface_tp_rt_all_to_all", &_mlir_ciface_tp_rt_all_to_all);
   bind("_mlir_ciface_tp_rt_group_rank", &_mlir_ciface_tp_rt_group_rank);
   bind("_mlir_ciface_tp_rt_matmul", &_mlir_ciface_tp_rt_matmul);
   bind("_mlir_ciface_tp_rt_scaled_matmul", &_mlir_ciface_tp_rt_scaled_matmul);

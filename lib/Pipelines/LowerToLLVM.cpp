@@ -16,6 +16,10 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/TosaToArith/TosaToArith.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Conversion/TosaToSCF/TosaToSCF.h"
+#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
@@ -41,13 +45,119 @@
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/RuntimeOpVerification.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+
+//===----------------------------------------------------------------------===//
+// TOSA
+//===----------------------------------------------------------------------===//
+
+void tp::buildTosaToLinalgPipeline(OpPassManager &pm) {
+  // Upstream's own order (tosa-to-linalg-pipeline, without its validation,
+  // which would demand a target environment frontends do not attach):
+  // decompositions, shape inference, named ops (matmul, convolutions,
+  // pooling), then element-wise ops and reductions as linalg.generic.
+  TosaToLinalgOptions linalgOptions;
+  tosa::addTosaToLinalgPasses(pm, linalgOptions, TosaToLinalgNamedOptions(),
+                              /*validationOptions=*/std::nullopt);
+  // What tosa-to-linalg leaves: constants and tosa.apply_scale (arith),
+  // reshapes, slices, pads and concatenations (tensor), cond_if and
+  // while_loop (scf). Then the shape constants nobody reads any more go.
+  TosaToArithPassOptions arithOptions;
+  arithOptions.includeApplyRescale = true;
+  pm.addNestedPass<func::FuncOp>(createTosaToArithPass(arithOptions));
+  pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+  pm.addNestedPass<func::FuncOp>(createTosaToSCFPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+}
+
+namespace {
+/// `tp-lower-tosa`: the TOSA lowering above, run only on a module that has
+/// TOSA ops (a module without any is left exactly as it is: no canonicalizer,
+/// no folding), then a located error for any TOSA op still there.
+struct LowerTosaPass
+    : public PassWrapper<LowerTosaPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTosaPass)
+
+  LowerTosaPass() : pipeline(ModuleOp::getOperationName()) {
+    tp::buildTosaToLinalgPipeline(pipeline);
+  }
+  LowerTosaPass(const LowerTosaPass &other)
+      : PassWrapper(other), pipeline(other.pipeline) {}
+
+  StringRef getArgument() const override { return "tp-lower-tosa"; }
+  StringRef getDescription() const override {
+    return "TOSA ops to linalg, arith, tensor and scf through upstream's "
+           "conversions (tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, "
+           "tosa-to-tensor, tosa-to-scf); a module without TOSA ops is left "
+           "untouched";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    pipeline.getDependentDialects(registry);
+  }
+
+  static bool isTosa(Operation *op) {
+    return op->getName().getDialectNamespace() ==
+           tosa::TosaDialect::getDialectNamespace();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto findTosa = [&] {
+      Operation *found = nullptr;
+      module.walk([&](Operation *op) {
+        if (!isTosa(op))
+          return WalkResult::advance();
+        found = op;
+        return WalkResult::interrupt();
+      });
+      return found;
+    };
+    if (!findTosa())
+      return;
+    // Upstream's conversions report the op they could not legalize (or the
+    // linalg op a malformed TOSA op became), at its location; a note says
+    // where that came from.
+    {
+      ScopedDiagnosticHandler explain(&getContext(), [](Diagnostic &diag) {
+        if (diag.getSeverity() == DiagnosticSeverity::Error)
+          diag.attachNote() << "while lowering TOSA ops through upstream's "
+                               "conversions (tp-lower-tosa)";
+        return failure();
+      });
+      if (failed(runPipeline(pipeline, module)))
+        return signalPassFailure();
+    }
+    // Ops outside functions (tosa.variable) and ops the conversions leave
+    // legal but nothing after them lowers.
+    if (Operation *left = findTosa()) {
+      left->emitOpError()
+          << "is not lowered by upstream's TOSA conversions "
+             "(tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, "
+             "tosa-to-tensor, tosa-to-scf); tp cannot compile it";
+      signalPassFailure();
+    }
+  }
+
+  OpPassManager pipeline;
+};
+} // namespace
+
+std::unique_ptr<Pass> tp::createLowerTosaPass() {
+  return std::make_unique<LowerTosaPass>();
+}
+
+//===----------------------------------------------------------------------===//
+// The lowering
+//===----------------------------------------------------------------------===//
 
 void tp::buildLowerToLLVMPipeline(OpPassManager &pm,
                                   const LowerToLLVMOptions &options) {
@@ -57,6 +167,9 @@ void tp::buildLowerToLLVMPipeline(OpPassManager &pm,
 
 void tp::buildBufferizePipeline(OpPassManager &pm,
                                 const LowerToLLVMOptions &options) {
+  // TOSA glue a frontend emitted becomes linalg, arith, tensor and scf on
+  // tensors, like any other glue (a no-op without TOSA ops).
+  pm.addPass(createLowerTosaPass());
   // tp ops: layers lowered, rank context threaded through.
   pm.addPass(createTPLowerLinear());
   pm.addPass(createTPToRuntime());
@@ -130,6 +243,8 @@ void tp::registerLowerToLLVMPipeline() {
       "tp programs to the LLVM dialect: tp ops become calls of the runtime "
       "ABI, everything else lowers through upstream passes",
       buildLowerToLLVMPipeline);
+  // Also on its own, to lower TOSA before tp-async-tp-pipeline.
+  PassRegistration<LowerTosaPass>();
 }
 
 void tp::registerLoweringDialects(DialectRegistry &registry) {

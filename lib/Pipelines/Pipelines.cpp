@@ -6,11 +6,13 @@
 #include "tp/Dialect/TP/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -49,6 +51,7 @@ void tp::buildAsyncTPPipeline(OpPassManager &pm,
   fuseOptions.emitRemarks = options.emitRemarks;
   fuseOptions.tensorParallelAxis = options.tensorParallelAxis;
   fuseOptions.reportCounts = options.reportCounts;
+  fuseOptions.target = options.target;
   pm.addPass(createTPAsyncTP(fuseOptions));
   pm.addPass(createCSEPass());
 }
@@ -67,6 +70,11 @@ void tp::registerTPDialects(DialectRegistry &registry) {
   registry.insert<TPDialect, arith::ArithDialect, func::FuncDialect,
                   linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
                   shard::ShardDialect, tensor::TensorDialect>();
+  // TOSA, what several frontends emit: parsed, carried through import and
+  // fusion as glue, lowered by tp-lower-to-llvm (tp-lower-tosa).
+  registry.insert<tosa::TosaDialect>();
+  // Module attributes of upstream's sharding tests (data layout specs).
+  registry.insert<DLTIDialect>();
   func::registerInlinerExtension(registry);
   registerLoweringDialects(registry);
 }

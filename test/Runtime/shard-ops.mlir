@@ -7,6 +7,7 @@
 // RUN: tp-opt %s --tp-import=emit-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: not tp-run %s --entry halo --ranks 4 2>&1 | FileCheck %s --check-prefix=HALO
 // RUN: not tp-run %s --entry lone_cast --ranks 1 2>&1 | FileCheck %s --check-prefix=CAST
+// RUN: not tp-opt %s --tp-async-tp-pipeline --tp-lower-to-llvm 2>&1 | FileCheck %s --check-prefix=LOWER
 
 shard.grid @tp(shape = 4)
 shard.grid @grid2d(shape = 2x2)
@@ -39,6 +40,7 @@ func.func @cast_pair(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 }
 
 // REMARK: remark: 'shard.update_halo' not raised: tp has no halo exchange (a stencil's neighbour rows); keep halo_sizes out of shardings tp runs
+// LOWER: shard-ops.mlir:[[@LINE+4]]:8: error: 'shard.update_halo' cannot be compiled: tp-import did not raise it (tp-import{emit-remarks} says why)
 // HALO: tp-run: 'shard.update_halo' at {{.*}}shard-ops.mlir:[[@LINE+3]]:8: tp-import does not raise this op (tp has no halo exchange
 // upstream's partition of a tensor sharded with halo_sizes = [1, 1].
 func.func @halo(%x: tensor<10x8xf32>) -> tensor<10x8xf32> {
@@ -50,4 +52,12 @@ func.func @halo(%x: tensor<10x8xf32>) -> tensor<10x8xf32> {
 func.func @lone_cast(%x: tensor<4x4xf32>) -> tensor<2x8xf32> {
   %a = builtin.unrealized_conversion_cast %x : tensor<4x4xf32> to tensor<2x8xf32>
   return %a : tensor<2x8xf32>
+}
+
+// An annotated program that was never partitioned.
+// REMARK: remark: 'shard.shard' not raised: it is a sharding annotation: the program is not partitioned yet (run upstream's shard-partition first)
+func.func @not_partitioned(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = shard.sharding @tp split_axes = [[0]] : !shard.sharding
+  %y = shard.shard %x to %s : tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
 }

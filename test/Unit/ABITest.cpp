@@ -6,7 +6,8 @@
 // - a staged matmul writes its result into the caller's strided buffer;
 // - a result buffer of the wrong shape, and a bias of the wrong length, fail
 //   the op with its site; a failed context ignores later calls;
-// - a two-rank all-gather through tpRtRun, the ahead-of-time driver API.
+// - a two-rank all-gather and all-to-all through tpRtRun, the ahead-of-time
+//   driver API; an all-to-all whose split dim is out of range fails the op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -237,6 +238,49 @@ TEST(ABIRun, TwoRanksGatherThroughTheDriverAPI) {
     EXPECT_EQ(outputs[r], (std::vector<float>{1, 2, 3, 4}));
   }
   tpRtRunDestroy(run);
+}
+
+/// [2, 2] per rank, split on 1 and concatenated on 0: rank r gets column r
+/// of both ranks, stacked. An odd split dim fails the op with its site.
+TEST(ABIRun, TwoRanksExchangeBlocksThroughAllToAll) {
+  TPRtRun *run = tpRtRunCreate(2, 5000);
+  ASSERT_NE(run, nullptr);
+  std::vector<std::vector<float>> inputs = {{1, 2, 3, 4}, {5, 6, 7, 8}};
+  std::vector<std::vector<float>> outputs(2, std::vector<float>(4, 0));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      TPRtContext *ctx = tpRtRunContext(run, r);
+      Descriptor in(inputs[r].data(), {2, 2}, {2, 1});
+      Descriptor out(outputs[r].data(), {4, 1}, {1, 1});
+      auto text = site("'tp.all_to_all' at t.mlir:7:1");
+      Constant<int64_t> grid({2}), axes({0});
+      _mlir_ciface_tp_rt_buffer_f32(ctx, TP_RT_ROLE_INPUT, 0, &in.memref);
+      _mlir_ciface_tp_rt_buffer_f32(ctx, TP_RT_ROLE_RESULT, 0, &out.memref);
+      _mlir_ciface_tp_rt_all_to_all(ctx, &text.memref, &grid.memref,
+                                    &axes.memref, 1, 0);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int r = 0; r < 2; ++r)
+    EXPECT_EQ(tpRtContextError(tpRtRunContext(run, r)), nullptr);
+  EXPECT_EQ(outputs[0], (std::vector<float>{1, 3, 5, 7}));
+  EXPECT_EQ(outputs[1], (std::vector<float>{2, 4, 6, 8}));
+  tpRtRunDestroy(run);
+}
+
+TEST_F(ABIRank, AnIndivisibleAllToAllFailsTheOp) {
+  std::vector<float> a(3, 1), out(3, 0);
+  Descriptor da(a.data(), {3}, {1}), dout(out.data(), {3}, {1});
+  auto text = site("'tp.all_to_all' at t.mlir:8:3");
+  Constant<int64_t> grid({1}), axes({0});
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
+  _mlir_ciface_tp_rt_all_to_all(&ctx, &text.memref, &grid.memref,
+                                &axes.memref, 1, 0);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(), "'tp.all_to_all' at t.mlir:8:3: split dim 1 "
+                                 "is out of range for tensor<3xf32>");
 }
 
 } // namespace

@@ -462,6 +462,29 @@ TEST_P(CpuCollectiveTest, AllReduceGivesEveryRankTheReduction) {
   }
 }
 
+/// Rank r gets block r (along split) of every rank, in group order along
+/// concat; split == concat stacks the blocks along that one dim.
+TEST_P(CpuCollectiveTest, AllToAllExchangesBlocksInGroupOrder) {
+  const int g = groupSize();
+  const int64_t split = dim();
+  std::vector<Tensor> in = inputs(scatterableShape());
+  for (int64_t concat : {(split + 1) % 3, split}) {
+    SCOPED_TRACE("concat " + std::to_string(concat));
+    std::vector<Tensor> out(g);
+    ASSERT_TRUE(allOk(runRanks(g, [&](int r, Backend &backend) {
+      return backend.allToAll(wholeWorld(g, r), in[r], split, concat,
+                              "all_to_all", out[r]);
+    })));
+    for (int r = 0; r < g; ++r) {
+      std::vector<Tensor> blocks;
+      for (int i = 0; i < g; ++i)
+        blocks.push_back(shardOf(in[i], split, g, r));
+      EXPECT_TRUE(tensorsMatch(out[r], concatenate(blocks, concat), 0))
+          << "rank " << r;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Cpu, CpuCollectiveTest,
                          ::testing::ValuesIn(collectiveParams()), paramName);
 
@@ -475,6 +498,21 @@ TEST(CpuCollectives, ReduceScatterRejectsAnIndivisibleDim) {
   for (const Status &status : statuses) {
     ASSERT_FALSE(status.isOk());
     EXPECT_NE(status.message().find("not divisible by the group size 2"),
+              std::string::npos)
+        << status.message();
+  }
+}
+
+TEST(CpuCollectives, AllToAllRejectsAnIndivisibleSplitDim) {
+  Tensor in(DType::F32, {3, 5});
+  std::vector<Status> statuses = runRanks(2, [&](int r, Backend &backend) {
+    Tensor out;
+    return backend.allToAll(wholeWorld(2, r), in, 1, 0, "odd all_to_all", out);
+  });
+  for (const Status &status : statuses) {
+    ASSERT_FALSE(status.isOk());
+    EXPECT_NE(status.message().find("odd all_to_all: the split dim 1 (5) is "
+                                    "not divisible by the group size 2"),
               std::string::npos)
         << status.message();
   }
@@ -1485,6 +1523,11 @@ TEST(CpuFaults, AbsentRankTimesOut) {
        [&](Backend &backend, const Group &group) {
          Tensor out;
          return backend.allReduce(group, a, Reduction::Sum, "all_reduce", out);
+       }},
+      {"all_to_all",
+       [&](Backend &backend, const Group &group) {
+         Tensor out;
+         return backend.allToAll(group, a, 0, 1, "all_to_all", out);
        }},
       {"all_gather_matmul",
        [&](Backend &backend, const Group &group) {

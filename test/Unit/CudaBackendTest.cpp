@@ -112,10 +112,15 @@ protected:
 Status collectives(Backend &b, const Group &g, int r,
                    std::vector<Tensor> &out) {
   Tensor x = random(DType::BF16, {8, 6, 16}, 10 + r), y;
-  out.resize(3);
+  out.resize(6);
   TP_RETURN_IF_ERROR(b.allGather(g, x, 1, "ag", out[0]));
   TP_RETURN_IF_ERROR(b.reduceScatter(g, x, 0, Reduction::Sum, "rs", out[1]));
-  return b.allReduce(g, x, Reduction::Avg, "ar", out[2]);
+  TP_RETURN_IF_ERROR(b.allReduce(g, x, Reduction::Avg, "ar", out[2]));
+  // all_to_all: split outer / concat inner (packed sends, interleaved
+  // receives), split inner / concat outer, and split == concat.
+  TP_RETURN_IF_ERROR(b.allToAll(g, x, 0, 2, "a2a", out[3]));
+  TP_RETURN_IF_ERROR(b.allToAll(g, x, 2, 1, "a2a", out[4]));
+  return b.allToAll(g, x, 0, 0, "a2a", out[5]);
 }
 
 TEST_F(CudaBackendTest, CollectivesMatchCpu) {

@@ -76,3 +76,16 @@ TEST(OperandChecksTest, AllGatherMatmulContractsTheGatheredK) {
   EXPECT_EQ(tp::rt::abi::checkAllGatherMatmul(args, 2),
             "dim 2 is out of range for tensor<2x4xf32>");
 }
+
+TEST(OperandChecksTest, AllToAll) {
+  Tensor x(DType::F32, {4, 6});
+  EXPECT_EQ(tp::rt::abi::checkAllToAll(x, 0, 1, 2), "");
+  EXPECT_EQ(tp::rt::abi::checkAllToAll(x, 1, 1, 3), "");
+  EXPECT_EQ(tp::rt::abi::checkAllToAll(x, 0, 1, 3),
+            "the split dim 0 of tensor<4x6xf32> (4) is not divisible by the "
+            "group size 3");
+  EXPECT_EQ(tp::rt::abi::checkAllToAll(x, 2, 0, 2),
+            "split dim 2 is out of range for tensor<4x6xf32>");
+  EXPECT_EQ(tp::rt::abi::checkAllToAll(x, 0, -1, 2),
+            "concat dim -1 is out of range for tensor<4x6xf32>");
+}

@@ -1,7 +1,8 @@
 //===- tp-opt.cpp - mlir-opt for the tp dialect ---------------------------===//
 //
 // An explicit registry: the tp dialect, the upstream dialects users bring
-// (func, arith, math, tensor, linalg, scf, shard), standard passes and ours.
+// (func, arith, math, tensor, linalg, scf, shard, tosa), standard passes and
+// ours (tp-lower-tosa among them).
 // Nothing else, so the tool stays small and quick to link.
 //
 //===----------------------------------------------------------------------===//

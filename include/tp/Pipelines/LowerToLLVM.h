@@ -3,7 +3,8 @@
 // `tp-lower-to-llvm`: a per-rank program that mixes tp ops with upstream
 // tensor, linalg, arith, math and scf ops becomes LLVM dialect IR whose tp
 // ops are calls of the runtime ABI (tp/Runtime/ABI.h) and whose functions
-// take the rank context first. tp-run JITs the result; embedders translate
+// take the rank context first. TOSA ops (frontend glue) are lowered first,
+// through upstream's TOSA conversions. tp-run JITs the result; embedders translate
 // it to an object file.
 //
 //===----------------------------------------------------------------------===//
@@ -13,9 +14,12 @@
 
 #include "mlir/Pass/PassOptions.h"
 
+#include <memory>
+
 namespace mlir {
 class DialectRegistry;
 class OpPassManager;
+class Pass;
 namespace tp {
 
 struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
@@ -33,7 +37,19 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
 void buildLowerToLLVMPipeline(OpPassManager &pm,
                               const LowerToLLVMOptions &options);
 
-/// The first half: tp ops become runtime calls, everything is bufferized and
+/// Appends upstream's TOSA lowering to `pm` (a module pass manager):
+/// tosa-to-linalg-pipeline's passes without validation (decompositions,
+/// shape inference, tosa-to-linalg-named, tosa-to-linalg), then
+/// tosa-to-arith (with tosa.apply_scale), tosa-to-tensor, tosa-to-scf and
+/// canonicalize, nested on func.func.
+void buildTosaToLinalgPipeline(OpPassManager &pm);
+
+/// `tp-lower-tosa`: buildTosaToLinalgPipeline's passes, run only when the
+/// module has a TOSA op (a module without one is left exactly as it is);
+/// a TOSA op they cannot lower is an error at its location.
+std::unique_ptr<Pass> createLowerTosaPass();
+
+/// The first half: TOSA lowered (tp-lower-tosa), tp ops become runtime calls, everything is bufferized and
 /// deallocated (functions then take and return memrefs).
 void buildBufferizePipeline(OpPassManager &pm,
                             const LowerToLLVMOptions &options);
@@ -43,7 +59,8 @@ void buildBufferizePipeline(OpPassManager &pm,
 void buildBuffersToLLVMPipeline(OpPassManager &pm,
                                 const LowerToLLVMOptions &options);
 
-/// Registers `tp-lower-to-llvm` with the global pass registry.
+/// Registers `tp-lower-to-llvm` and `tp-lower-tosa` with the global pass
+/// registry.
 void registerLowerToLLVMPipeline();
 
 /// The dialects and interface models the lowering needs besides those of

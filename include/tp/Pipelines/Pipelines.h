@@ -27,6 +27,13 @@ struct AsyncTPPipelineOptions
                      "collectives left unfused, and one counting the "
                      "collectives removed and zero addends dropped"),
       llvm::cl::init(false)};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Target description for the cost model (preset "
+                     "h100-nvlink, h200-nvlink, pcie-node, cpu, or a JSON "
+                     "file): fuse only where it predicts a gain, with its "
+                     "schedule; empty: fuse every candidate"),
+      llvm::cl::init("")};
   Option<bool> sequenceParallel{
       *this, "sequence-parallel",
       llvm::cl::desc("Split all-reduces of matmul partial sums into "
@@ -48,7 +55,7 @@ void buildAsyncTPPipeline(OpPassManager &pm,
 void registerAsyncTPPipeline();
 
 /// The dialects a tp pipeline reads and writes: tp, shard, func, arith, math,
-/// tensor, linalg, scf (with func's inliner extension), and those
+/// tensor, linalg, scf (with func's inliner extension), tosa, dlti, and those
 /// tp-lower-to-llvm produces (registerLoweringDialects).
 void registerTPDialects(DialectRegistry &registry);
 

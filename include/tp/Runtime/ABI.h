@@ -131,6 +131,12 @@ void _mlir_ciface_tp_rt_reduce_scatter(TPRtContext *ctx,
 void _mlir_ciface_tp_rt_all_reduce(TPRtContext *ctx, TPRtUnrankedMemRef *site,
                                    TPRtUnrankedMemRef *grid,
                                    TPRtUnrankedMemRef *axes, int32_t reduction);
+/// Block j of the input along `split` goes to group rank j; the blocks
+/// received are concatenated in group-rank order along `concat`.
+void _mlir_ciface_tp_rt_all_to_all(TPRtContext *ctx, TPRtUnrankedMemRef *site,
+                                   TPRtUnrankedMemRef *grid,
+                                   TPRtUnrankedMemRef *axes, int64_t split,
+                                   int64_t concat);
 /// This rank's index in the group (0 after an error).
 int64_t _mlir_ciface_tp_rt_group_rank(TPRtContext *ctx,
                                       TPRtUnrankedMemRef *site,

@@ -102,6 +102,12 @@ public:
   virtual Status allReduce(const Group &group, const Tensor &input,
                            Reduction reduction, const std::string &site,
                            Tensor &result) = 0;
+  /// Cuts `input` into group-size blocks along `split`, sends block j to
+  /// group member j and concatenates the blocks received, in group order,
+  /// along `concat`. The split extent must divide by the group size.
+  virtual Status allToAll(const Group &group, const Tensor &input,
+                          int64_t split, int64_t concat,
+                          const std::string &site, Tensor &result) = 0;
 
   /// a [..., M, K] @ b: b 2-D (broadcast over a's leading dims) or with a's
   /// leading dims (batched).

@@ -21,7 +21,11 @@ std::optional<std::string> tp::whyNotRaised(Operation *op) {
     return why;
   // Ops tp has a form of are raised unless a reason above says otherwise; a
   // grid and sharding annotations are declarations, not work.
-  if (isa<shard::GridOp, shard::ShardingOp, shard::ShardOp>(op))
+  if (isa<shard::ShardOp>(op))
+    return std::string("it is a sharding annotation: the program is not "
+                       "partitioned yet (run upstream's shard-partition "
+                       "first)");
+  if (isa<shard::GridOp, shard::ShardingOp>(op))
     return std::nullopt;
   if (isa<shard::UpdateHaloOp>(op))
     return std::string("tp has no halo exchange (a stencil's neighbour "

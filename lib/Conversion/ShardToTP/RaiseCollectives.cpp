@@ -2,7 +2,8 @@
 //
 // shard.all_reduce followed by shard.all_slice on the same group is the
 // reduce-scatter upstream writes as two ops; it becomes one tp.reduce_scatter.
-// A lone all_slice becomes this rank's tensor.extract_slice.
+// A lone all_slice becomes this rank's tensor.extract_slice; all_to_all is
+// tp.all_to_all with the same split and concat axes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,6 +109,23 @@ std::optional<std::string> import::whyCollectiveNotRaised(Operation *op) {
     return checkCollective(op, reduce.getInput(), reduce.getResult(),
                            reduce.getGridAxes());
   }
+  if (auto exchange = dyn_cast<shard::AllToAllOp>(op)) {
+    if (auto why = checkCollective(op, exchange.getInput(),
+                                   exchange.getResult(),
+                                   exchange.getGridAxes()))
+      return why;
+    // Upstream's verifier checks these; generic IR may still hold others.
+    auto input = cast<RankedTensorType>(exchange.getInput().getType());
+    int64_t rank = input.getRank();
+    int64_t split = exchange.getSplitAxis().getSExtValue();
+    int64_t concat = exchange.getConcatAxis().getSExtValue();
+    if (split < 0 || split >= rank || concat < 0 || concat >= rank)
+      return "its split or concat axis is not a dim of its input";
+    if (cast<RankedTensorType>(exchange.getResult().getType()).getRank() !=
+        rank)
+      return std::string("it changes the rank");
+    return std::nullopt;
+  }
   if (auto slice = dyn_cast<shard::AllSliceOp>(op)) {
     if (auto why = checkCollective(op, slice.getInput(), slice.getResult(),
                                    slice.getGridAxes()))
@@ -165,6 +183,15 @@ template <typename OpTy> struct RaisePattern : OpRewritePattern<OpTy> {
     }
     rewriter.replaceOpWithNewOp<AllReduceOp>(
         op, op.getInput(), op.getGridAttr(), op.getGridAxesAttr(), kind);
+    return success();
+  }
+
+  LogicalResult raise(shard::AllToAllOp op, PatternRewriter &rewriter) const {
+    rewriter.replaceOpWithNewOp<AllToAllOp>(
+        op, op.getResult().getType(), op.getInput(), op.getGridAttr(),
+        op.getGridAxesAttr(),
+        rewriter.getI64IntegerAttr(op.getSplitAxis().getSExtValue()),
+        rewriter.getI64IntegerAttr(op.getConcatAxis().getSExtValue()));
     return success();
   }
 
@@ -237,6 +264,7 @@ void tp::populateShardToTPPatterns(RewritePatternSet &patterns) {
   patterns.add<
       RaisePattern<shard::AllGatherOp>, RaisePattern<shard::ReduceScatterOp>,
       RaisePattern<shard::AllReduceOp>, RaisePattern<shard::AllSliceOp>,
+      RaisePattern<shard::AllToAllOp>,
       RaisePattern<shard::ProcessMultiIndexOp>,
       RaisePattern<shard::ProcessLinearIndexOp>>(patterns.getContext());
 }

@@ -127,6 +127,23 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         lowering.attributes = {{dim, 64}, {reduce, 32}};
         return success();
       })
+      .Case([&](AllToAllOp o) {
+        lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
+        Value in = o.getInput();
+        int64_t split = o.getSplit(), concat = o.getConcat();
+        // split == concat keeps the shape: the dim is cut and regrown by g.
+        lowering.dimRule = [=](unsigned, int64_t d) {
+          if (split != concat && d == split)
+            return DimRule{in, d, DimRule::Divide, g};
+          if (split != concat && d == concat)
+            return DimRule{in, d, DimRule::Times, g};
+          return DimRule{in, d};
+        };
+        lowering.entry = "tp_rt_all_to_all";
+        lowering.hasGroup = true;
+        lowering.attributes = {{split, 64}, {concat, 64}};
+        return success();
+      })
       .Case([&](AllReduceOp o) {
         lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
         Value in = o.getInput();
@@ -468,8 +485,9 @@ template <typename... OpTys> void attachModels(MLIRContext *context) {
 
 void tp::registerRuntimeCallBufferization(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, TPDialect *) {
-    attachModels<AllGatherOp, ReduceScatterOp, AllReduceOp, MatmulOp,
-                 BatchMatmulOp, QuantizeOp, DequantizeOp, ScaledMatmulOp,
+    attachModels<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp,
+                 MatmulOp, BatchMatmulOp, QuantizeOp, DequantizeOp,
+                 ScaledMatmulOp,
                  AllGatherMatmulOp, AllGatherScaledMatmulOp,
                  MatmulReduceScatterOp, ScaledMatmulReduceScatterOp>(context);
   });

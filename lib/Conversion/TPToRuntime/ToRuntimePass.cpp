@@ -97,6 +97,18 @@ namespace {
 struct TPToRuntimePass : tp::impl::TPToRuntimeBase<TPToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Shard ops tp-import left (it says why with emit-remarks) have no
+    // lowering; say so here rather than let bufferization fail on them.
+    WalkResult shardLeft = module.walk([](Operation *op) {
+      if (!isa<shard::ShardDialect>(op->getDialect()) || isa<shard::GridOp>(op))
+        return WalkResult::advance();
+      op->emitError() << "'" << op->getName()
+                      << "' cannot be compiled: tp-import did not raise it "
+                         "(tp-import{emit-remarks} says why)";
+      return WalkResult::interrupt();
+    });
+    if (shardLeft.wasInterrupted())
+      return signalPassFailure();
     SmallVector<func::FuncOp> defined;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isDeclaration())

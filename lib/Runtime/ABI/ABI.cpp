@@ -281,6 +281,22 @@ void _mlir_ciface_tp_rt_all_reduce(TPRtContext *ctx, TPRtUnrankedMemRef *site,
                 });
 }
 
+void _mlir_ciface_tp_rt_all_to_all(TPRtContext *ctx, TPRtUnrankedMemRef *site,
+                                   TPRtUnrankedMemRef *grid,
+                                   TPRtUnrankedMemRef *axes, int64_t split,
+                                   int64_t concat) {
+  runCollective(ctx, site, grid, axes,
+                [&](Backend &backend, const Group &group, const Tensor &input,
+                    const std::string &where, Tensor &result) {
+                  std::string why =
+                      abi::checkAllToAll(input, split, concat, group.size());
+                  if (!why.empty())
+                    return Status::error(where + ": " + why);
+                  return backend.allToAll(group, input, split, concat, where,
+                                          result);
+                });
+}
+
 int64_t _mlir_ciface_tp_rt_group_rank(TPRtContext *ctx,
                                       TPRtUnrankedMemRef *site,
                                       TPRtUnrankedMemRef *grid,

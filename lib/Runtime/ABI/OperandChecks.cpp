@@ -76,6 +76,25 @@ std::string abi::checkScaledMatmul(const Operand &a, const Operand &b) {
   return "";
 }
 
+std::string abi::checkAllToAll(const Tensor &input, int64_t split,
+                               int64_t concat, int groupSize) {
+  for (auto [name, dim] : {std::pair{"split", split}, {"concat", concat}})
+    if (dim < 0 || dim >= input.rank())
+      return std::string(name) + " dim " + std::to_string(dim) +
+             " is out of range for " + input.typeString();
+  if (groupSize < 1 || input.dim(split) % groupSize != 0)
+    return "the split dim " + std::to_string(split) + " of " +
+           input.typeString() + " (" + std::to_string(input.dim(split)) +
+           ") is not divisible by the group size " + std::to_string(groupSize);
+  int64_t scaled;
+  if (split != concat &&
+      __builtin_mul_overflow(input.dim(concat), int64_t(groupSize), &scaled))
+    return "the concat dim " + std::to_string(concat) + " of " +
+           input.typeString() + " times the group size " +
+           std::to_string(groupSize) + " overflows int64";
+  return "";
+}
+
 std::string abi::checkAllGatherMatmul(const AllGatherMatmulArgs &args,
                                       int groupSize) {
   const Tensor &a = *args.a.data;

@@ -28,6 +28,12 @@ std::string checkMatmulBias(const Tensor *bias, int64_t n);
 /// K.
 std::string checkScaledMatmul(const Operand &a, const Operand &b);
 
+/// An all_to_all over a group of `groupSize`: `split` and `concat` are dims
+/// of `input`, the split extent divides by the group size and the
+/// concatenated extent fits int64.
+std::string checkAllToAll(const Tensor &input, int64_t split, int64_t concat,
+                          int groupSize);
+
 /// The operands of an all-gather-matmul over a group of `groupSize`.
 std::string checkAllGatherMatmul(const AllGatherMatmulArgs &args,
                                  int groupSize);

@@ -126,6 +126,44 @@ Status CpuBackend::allReduce(const Group &group, const Tensor &input,
   return reduce(group, input, 0, /*scatter=*/false, reduction, site, result);
 }
 
+Status CpuBackend::allToAll(const Group &group, const Tensor &input,
+                            int64_t split, int64_t concat,
+                            const std::string &site, Tensor &result) {
+  TraceScope scope(world.trace(), rank, Stream::Comm, "all_to_all", "comm");
+  int g = group.size();
+  DimSplit in = splitAt(input.shape(), split);
+  if (in.extent % g != 0)
+    return Status::error(site + ": the split dim " + std::to_string(split) +
+                         " (" + std::to_string(in.extent) +
+                         ") is not divisible by the group size " +
+                         std::to_string(g));
+  // A block: the input with the split dim cut by g; the result: g blocks
+  // side by side along the concat dim.
+  std::vector<int64_t> blockShape = input.shape();
+  blockShape[split] /= g;
+  std::vector<int64_t> shape = blockShape;
+  shape[concat] *= g;
+  result = Tensor(input.dtype(), shape);
+  int64_t blockExtent = blockShape[split];
+  DimSplit block = splitAt(blockShape, concat);
+  size_t bytes = byteSize(input.dtype());
+  std::vector<uint8_t> staging(input.numBytes() / g);
+  uint8_t *out = static_cast<uint8_t *>(result.mutableData());
+  std::shared_ptr<Exchange> ex;
+  TP_RETURN_IF_ERROR(
+      world.join(group, signatureOf(site, input), &input, nullptr, ex));
+  for (int i = 0; i < g; ++i) {
+    // Block `group.index` of member i, packed, then placed i-th along concat.
+    auto *peer = static_cast<const Tensor *>(ex->published[i]);
+    copySlabs(static_cast<const uint8_t *>(peer->data()), in.extent,
+              group.index * blockExtent, staging.data(), blockExtent, 0,
+              blockExtent, in, bytes);
+    copySlabs(staging.data(), block.extent, 0, out, block.extent * g,
+              i * block.extent, block.extent, block, bytes);
+  }
+  return world.leave(group, ex);
+}
+
 template <typename T>
 static Status runMatmul(const Tensor &a, const Tensor &b, bool transposeB,
                         const std::string &site, Tensor &result) {

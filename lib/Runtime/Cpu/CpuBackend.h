@@ -21,6 +21,9 @@ public:
                        Tensor &result) override;
   Status allReduce(const Group &group, const Tensor &input, Reduction reduction,
                    const std::string &site, Tensor &result) override;
+  Status allToAll(const Group &group, const Tensor &input, int64_t split,
+                  int64_t concat, const std::string &site,
+                  Tensor &result) override;
   Status matmul(const Tensor &a, const Tensor &b, bool transposeB,
                 const std::string &site, Tensor &result) override;
   Status scaledMatmul(const Operand &a, const Operand &b, const Tensor *bias,

@@ -68,6 +68,9 @@ public:
                    const std::string &site, Tensor &result) override {
     return reduce(group, input, 0, false, reduction, site, result);
   }
+  Status allToAll(const Group &group, const Tensor &input, int64_t split,
+                  int64_t concat, const std::string &site,
+                  Tensor &result) override;
   Status allGatherMatmul(const Group &group, const AllGatherMatmulArgs &args,
                          std::vector<Tensor> &results) override;
   Status matmulReduceScatter(const Group &group,
@@ -173,6 +176,55 @@ Status LoopbackBackend::allGather(const Group &group, const Tensor &input,
                           s.extent * g, i * s.extent, s.extent, s,
                           byteSize(input.dtype()), comm),
                 "cudaMemcpy2DAsync", context);
+  }
+  if (status.isOk())
+    status = download(out, result, comm, context);
+  return finish(group, ex, status);
+}
+
+Status LoopbackBackend::allToAll(const Group &group, const Tensor &input,
+                                 int64_t split, int64_t concat,
+                                 const std::string &site, Tensor &result) {
+  const std::string &context = site;
+  TraceScope scope(trace, rank, Stream::Comm, "all_to_all", "comm");
+  int g = group.size();
+  Split in = splitAt(input.shape(), split);
+  if (in.extent % g != 0)
+    return Status::error(site + ": the split dim " + std::to_string(split) +
+                         " (" + std::to_string(in.extent) +
+                         ") is not divisible by the group size " +
+                         std::to_string(g));
+  std::vector<int64_t> blockShape = input.shape();
+  blockShape[split] /= g;
+  std::vector<int64_t> shape = blockShape;
+  shape[concat] *= g;
+  result = Tensor(input.dtype(), shape);
+  int64_t blockExtent = blockShape[split];
+  Split block = splitAt(blockShape, concat);
+  size_t blockBytes = input.numBytes() / g, bytes = byteSize(input.dtype());
+  void *out, *stage;
+  TP_RETURN_IF_ERROR(buffer("a2a.out", result.numBytes(), out, context));
+  TP_RETURN_IF_ERROR(buffer("a2a.stage", blockBytes * g, stage, context));
+  std::shared_ptr<Exchange> ex;
+  TP_RETURN_IF_ERROR(publishInput(group, input, "a2a.in", site, ex));
+  Status status;
+  // Copy-engine copies on the comm stream: block `group.index` of member i
+  // is packed from its device buffer into stage slot i, then placed i-th
+  // along the concat dim of the result.
+  for (int i = 0; i < g && status.isOk(); ++i) {
+    status = waitPeer(*ex, i, 0, comm, context);
+    auto *peer = static_cast<const DevicePublished *>(ex->published[i]);
+    uint8_t *slot = static_cast<uint8_t *>(stage) + i * blockBytes;
+    if (status.isOk())
+      status = check(copySlabs(peer->data, in.extent, group.index * blockExtent,
+                               slot, blockExtent, 0, blockExtent, in, bytes,
+                               comm),
+                     "cudaMemcpy2DAsync", context);
+    if (status.isOk())
+      status = check(copySlabs(slot, block.extent, 0, out, block.extent * g,
+                               i * block.extent, block.extent, block, bytes,
+                               comm),
+                     "cudaMemcpy2DAsync", context);
   }
   if (status.isOk())
     status = download(out, result, comm, context);

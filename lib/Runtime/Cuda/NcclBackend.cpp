@@ -102,6 +102,9 @@ public:
                        Tensor &result) override;
   Status allReduce(const Group &group, const Tensor &input, Reduction reduction,
                    const std::string &site, Tensor &result) override;
+  Status allToAll(const Group &group, const Tensor &input, int64_t split,
+                  int64_t concat, const std::string &site,
+                  Tensor &result) override;
   Status allGatherMatmul(const Group &group, const AllGatherMatmulArgs &args,
                          std::vector<Tensor> &results) override;
   Status matmulReduceScatter(const Group &group,
@@ -451,6 +454,69 @@ Status NcclBackend::allReduce(const Group &group, const Tensor &input,
   TP_RETURN_IF_ERROR(settle(ncclAllReduce(in, out, input.numElements(), type,
                                           ncclOpOf(reduction), nc, comm),
                             nc, "ncclAllReduce", context));
+  return download(out, result, comm, context);
+}
+
+Status NcclBackend::allToAll(const Group &group, const Tensor &input,
+                             int64_t split, int64_t concat,
+                             const std::string &site, Tensor &result) {
+  std::string context = site + " on " + input.typeString();
+  TraceScope scope(trace, rank, Stream::Comm, "all_to_all", "comm");
+  int g = group.size();
+  Split in = splitAt(input.shape(), split);
+  if (in.extent % g != 0)
+    return Status::error(context + ": the split dim " + std::to_string(split) +
+                         " (" + std::to_string(in.extent) +
+                         ") is not divisible by the group size " +
+                         std::to_string(g));
+  ncclComm_t nc;
+  TP_RETURN_IF_ERROR(communicator(group, context, nc));
+  std::vector<int64_t> blockShape = input.shape();
+  blockShape[split] /= g;
+  std::vector<int64_t> shape = blockShape;
+  shape[concat] *= g;
+  result = Tensor(input.dtype(), shape);
+  int64_t blockExtent = blockShape[split];
+  Split block = splitAt(blockShape, concat);
+  size_t blockBytes = input.numBytes() / g, bytes = byteSize(input.dtype());
+  void *dIn, *out, *sendStage = nullptr, *recvStage = nullptr;
+  TP_RETURN_IF_ERROR(upload(input, "a2a.in", dIn, comm, context));
+  TP_RETURN_IF_ERROR(buffer("a2a.out", result.numBytes(), out, context));
+  // Blocks go out whole: along an inner split dim they are packed first, and
+  // along an inner concat dim the received ones are interleaved afterwards.
+  bool packed = in.outer == 1, placed = block.outer == 1;
+  if (!packed) {
+    TP_RETURN_IF_ERROR(
+        buffer("a2a.send", blockBytes * g, sendStage, context));
+    for (int j = 0; j < g; ++j)
+      TP_CUDA(copySlabs(dIn, in.extent, j * blockExtent,
+                        static_cast<uint8_t *>(sendStage) + j * blockBytes,
+                        blockExtent, 0, blockExtent, in, bytes, comm));
+  }
+  if (!placed)
+    TP_RETURN_IF_ERROR(
+        buffer("a2a.recv", blockBytes * g, recvStage, context));
+  auto *send = static_cast<uint8_t *>(packed ? dIn : sendStage);
+  auto *recv = static_cast<uint8_t *>(placed ? out : recvStage);
+  TP_RETURN_IF_ERROR(settle(ncclGroupStart(), nc, "ncclGroupStart", context));
+  ncclResult_t sent = ncclSuccess, received = ncclSuccess;
+  for (int j = 0; j < g; ++j) {
+    ncclResult_t s = ncclSend(send + j * blockBytes, blockBytes, ncclUint8, j,
+                              nc, comm);
+    ncclResult_t r = ncclRecv(recv + j * blockBytes, blockBytes, ncclUint8, j,
+                              nc, comm);
+    if (sent == ncclSuccess || sent == ncclInProgress)
+      sent = s;
+    if (received == ncclSuccess || received == ncclInProgress)
+      received = r;
+  }
+  TP_RETURN_IF_ERROR(settle(ncclGroupEnd(), nc, "ncclGroupEnd", context));
+  TP_RETURN_IF_ERROR(settle(sent, nc, "ncclSend", context));
+  TP_RETURN_IF_ERROR(settle(received, nc, "ncclRecv", context));
+  for (int i = 0; !placed && i < g; ++i)
+    TP_CUDA(copySlabs(static_cast<uint8_t *>(recvStage) + i * blockBytes,
+                      block.extent, 0, out, block.extent * g, i * block.extent,
+                      block.extent, block, bytes, comm));
   return download(out, result, comm, context);
 }
 

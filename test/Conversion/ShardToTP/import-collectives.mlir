@@ -126,3 +126,35 @@ func.func @no_axes(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
   %g = shard.all_gather %x on @tp grid_axes = [] gather_axis = 0 : tensor<8x64xf32> -> tensor<8x64xf32>
   return %g : tensor<8x64xf32>
 }
+
+// -----
+
+// all_to_all keeps its axes: upstream's split_axis and concat_axis are tp's
+// split and concat.
+
+shard.grid @g(shape = 2x4)
+
+// CHECK-LABEL: func.func @all_to_all
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x8x16xf32>, %[[Y:.*]]: tensor<8x6xi32>)
+// CHECK-NEXT:  %[[H:.*]] = tp.all_to_all %[[X]] on @g axes = [1] split = 1 concat = 0 : tensor<4x8x16xf32> -> tensor<16x2x16xf32>
+// CHECK-NEXT:  %[[S:.*]] = tp.all_to_all %[[Y]] on @g axes = [0, 1] split = 0 concat = 0 : tensor<8x6xi32> -> tensor<8x6xi32>
+// CHECK-NEXT:  return %[[H]], %[[S]]
+func.func @all_to_all(%x: tensor<4x8x16xf32>, %y: tensor<8x6xi32>) -> (tensor<16x2x16xf32>, tensor<8x6xi32>) {
+  %h = shard.all_to_all %x on @g grid_axes = [1] split_axis = 1 concat_axis = 0 : tensor<4x8x16xf32> -> tensor<16x2x16xf32>
+  %s = shard.all_to_all %y on @g grid_axes = [0, 1] split_axis = 0 concat_axis = 0 : tensor<8x6xi32> -> tensor<8x6xi32>
+  return %h, %s : tensor<16x2x16xf32>, tensor<8x6xi32>
+}
+
+// -----
+
+// Negative: an all_to_all over no grid axis stays upstream, with a remark.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @all_to_all_no_axes
+// CHECK-NEXT:  shard.all_to_all
+func.func @all_to_all_no_axes(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-remark @+1 {{'shard.all_to_all' not raised: it names no grid axis}}
+  %y = shard.all_to_all %x on @tp grid_axes = [] split_axis = 1 concat_axis = 0 : tensor<8x64xf32> -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}

@@ -1,4 +1,4 @@
-//===- CollectiveOps.cpp - all_gather, reduce_scatter, all_reduce, rank ---===//
+//===- CollectiveOps.cpp - gather, scatter, reduce, all_to_all, rank ------===//
 
 #include "VerifyHelpers.h"
 
@@ -17,6 +17,7 @@ using namespace mlir::tp::rules;
 TP_DEFINE_RESOLVE_GROUP(AllGatherOp)
 TP_DEFINE_RESOLVE_GROUP(ReduceScatterOp)
 TP_DEFINE_RESOLVE_GROUP(AllReduceOp)
+TP_DEFINE_RESOLVE_GROUP(AllToAllOp)
 TP_DEFINE_RESOLVE_GROUP(GroupRankOp)
 TP_DEFINE_RESOLVE_GROUP(LinearOp)
 TP_DEFINE_RESOLVE_GROUP(AllGatherMatmulOp)
@@ -82,6 +83,86 @@ LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
 }
 
 OpFoldResult ReduceScatterOp::fold(FoldAdaptor) {
+  return foldSingleRank(*this, getInput());
+}
+
+//===----------------------------------------------------------------------===//
+// all_to_all
+//===----------------------------------------------------------------------===//
+
+/// The shape rules of an all_to_all over a group of `groupSize` (dynamic:
+/// only the rules that do not involve it). `split` and `concat` are in range.
+static LogicalResult verifyAllToAllShape(AllToAllOp op, int64_t groupSize) {
+  RankedTensorType input = op.getInput().getType(), result = op.getType();
+  int64_t split = op.getSplit(), concat = op.getConcat();
+  if (input.getRank() != result.getRank())
+    return op.emitOpError("'result' rank ")
+           << result.getRank() << " differs from 'input' rank "
+           << input.getRank();
+  if (input.getElementType() != result.getElementType())
+    return op.emitOpError("'result' element type ")
+           << result.getElementType() << " differs from 'input' element type "
+           << input.getElementType();
+  // Dims other than split and concat (and split == concat, which the
+  // exchange leaves whole) keep their extent.
+  for (int64_t i = 0, e = input.getRank(); i < e; ++i) {
+    if (split != concat && (i == split || i == concat))
+      continue;
+    if (!extentsCompatible(input.getDimSize(i), result.getDimSize(i)))
+      return op.emitOpError("'result' dim ")
+             << i << " (" << result.getDimSize(i) << ") differs from 'input' dim "
+             << i << " (" << input.getDimSize(i) << ")"
+             << (i == split ? "; with split == concat the exchange keeps "
+                              "the shape"
+                            : "");
+  }
+  if (ShapedType::isDynamic(groupSize))
+    return success();
+  int64_t in = input.getDimSize(split);
+  if (!ShapedType::isDynamic(in) && in % groupSize != 0)
+    return op.emitOpError("'input' dim ")
+           << split << " (" << in
+           << ") is the split dim and is not divisible by the group size "
+           << groupSize;
+  if (split == concat)
+    return success();
+  int64_t out = result.getDimSize(split);
+  if (!ShapedType::isDynamic(in) && !ShapedType::isDynamic(out) &&
+      out * groupSize != in)
+    return op.emitOpError("'result' dim ")
+           << split << " (" << out << ") must be 'input' dim " << split << " ("
+           << in << ") divided by the group size " << groupSize << " = "
+           << in / groupSize;
+  FailureOr<int64_t> gathered = scaleExtentChecked(
+      op, "input", concat, input.getDimSize(concat), groupSize);
+  if (failed(gathered))
+    return failure();
+  int64_t outConcat = result.getDimSize(concat);
+  if (!ShapedType::isDynamic(*gathered) && !ShapedType::isDynamic(outConcat) &&
+      outConcat != *gathered)
+    return op.emitOpError("'result' dim ")
+           << concat << " (" << outConcat << ") must be 'input' dim " << concat
+           << " (" << input.getDimSize(concat) << ") times the group size "
+           << groupSize << " = " << *gathered;
+  return success();
+}
+
+LogicalResult AllToAllOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (failed(verifyDimInRange(*this, "split", getSplit(), "input", rank)) ||
+      failed(verifyDimInRange(*this, "concat", getConcat(), "input", rank)))
+    return failure();
+  return verifyAllToAllShape(*this, ShapedType::kDynamic);
+}
+
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &table) {
+  FailureOr<GroupInfo> group = resolveGroup(table);
+  if (failed(group))
+    return failure();
+  return verifyAllToAllShape(*this, group->size);
+}
+
+OpFoldResult AllToAllOp::fold(FoldAdaptor) {
   return foldSingleRank(*this, getInput());
 }
 

@@ -304,7 +304,9 @@ Value GatherSinker::buildSlice(AllGatherOp gather, Value full,
   case SliceKind::Splat: {
     DenseElementsAttr splat;
     matchPattern(full, m_Constant(&splat));
-    return arith::ConstantOp::create(rewriter, loc, type, splat.reshape(type));
+    return arith::ConstantOp::create(
+        rewriter, loc, type,
+        DenseElementsAttr::get(type, splat.getSplatValue<Attribute>()));
   }
   case SliceKind::Empty:
     return tensor::EmptyOp::create(

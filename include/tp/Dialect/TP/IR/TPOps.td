@@ -114,6 +114,39 @@ def TP_AllReduceOp : TP_GroupOp<"all_reduce", [AllTypesMatch<["input", "result"]
   let hasFolder = 1;
 }
 
+def TP_AllToAllOp : TP_GroupOp<"all_to_all"> {
+  let summary = "exchange blocks between the ranks of a group";
+  let description = [{
+    Every rank cuts its `input` along dimension `split` into group-size equal
+    blocks and sends block j to group rank j; it then concatenates, in
+    group-rank order, the blocks it received along dimension `concat`. With
+    g the group size, the result is the input with dim `split` divided by g
+    and dim `concat` multiplied by g (both at once, so unchanged, when
+    `split` equals `concat`: then rank r's result is block r of every rank,
+    stacked in rank order). This is upstream's `shard.all_to_all`
+    (`split_axis`, `concat_axis`): moving a tensor's split from one dim to
+    another, as Ulysses-style context parallelism does between sequence and
+    heads.
+
+    ```mlir
+    // [S/4, H] (split on S) -> [S, H/4] (split on H)
+    %y = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0
+        : tensor<32x512xf32> -> tensor<128x128xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input), groupArgs,
+                       (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$split,
+                            ConfinedAttr<I64Attr, [IntNonNegative]>:$concat));
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $grid `axes` `=` $grid_axes `split` `=` $split
+    `concat` `=` $concat attr-dict `:` type($input) `->` type($result)
+  }];
+  let extraClassDeclaration = groupDecls;
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def TP_GroupRankOp : TP_GroupOp<"group_rank"> {
   let summary = "this rank's index within a group";
   let description = [{

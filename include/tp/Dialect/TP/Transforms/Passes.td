@@ -30,6 +30,10 @@ def TPAsyncTP : Pass<"tp-async-tp"> {
     Option<"reportCounts", "stats", "bool", /*default=*/"false",
            "Emit one remark at the op the pass runs on, counting fusions by "
            "kind and misses (Debian's LLVM is built without pass statistics)">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target description (a preset: h100-nvlink, h200-nvlink, "
+           "pcie-node, cpu; or a JSON file): fuse only where the cost model "
+           "predicts a gain, with the schedule it predicts fastest">,
   ];
 }
 

@@ -1,0 +1,109 @@
+// RUN: tp-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier message of tp.all_to_all. @tp is a group of 4 ranks.
+
+shard.grid @tp(shape = 4)
+
+func.func @split_out_of_range(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{'tp.all_to_all' op 'split' 2 is out of range for 'input' of rank 2}}
+  %0 = tp.all_to_all %x on @tp axes = [0] split = 2 concat = 0 : tensor<8x64xf32> -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @concat_out_of_range(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{'tp.all_to_all' op 'concat' 5 is out of range for 'input' of rank 2}}
+  %0 = tp.all_to_all %x on @tp axes = [0] split = 0 concat = 5 : tensor<8x64xf32> -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @rank_changes(%x: tensor<8x64xf32>) -> tensor<512xf32> {
+  // expected-error @+1 {{'tp.all_to_all' op 'result' rank 1 differs from 'input' rank 2}}
+  %0 = tp.all_to_all %x on @tp axes = [0] split = 0 concat = 0 : tensor<8x64xf32> -> tensor<512xf32>
+  return %0 : tensor<512xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @element_type_changes(%x: tensor<8x64xf32>) -> tensor<32x16xbf16> {
+  // expected-error @+1 {{'tp.all_to_all' op 'result' element type 'bf16' differs from 'input' element type 'f32'}}
+  %0 = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : tensor<8x64xf32> -> tensor<32x16xbf16>
+  return %0 : tensor<32x16xbf16>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @other_dim_changes(%x: tensor<8x64x3xf32>) -> tensor<32x16x6xf32> {
+  // expected-error @+1 {{'tp.all_to_all' op 'result' dim 2 (6) differs from 'input' dim 2 (3)}}
+  %0 = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : tensor<8x64x3xf32> -> tensor<32x16x6xf32>
+  return %0 : tensor<32x16x6xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @same_dim_changes_shape(%x: tensor<8x64xf32>) -> tensor<2x64xf32> {
+  // expected-error @+1 {{'tp.all_to_all' op 'result' dim 0 (2) differs from 'input' dim 0 (8); with split == concat the exchange keeps the shape}}
+  %0 = tp.all_to_all %x on @tp axes = [0] split = 0 concat = 0 : tensor<8x64xf32> -> tensor<2x64xf32>
+  return %0 : tensor<2x64xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @split_not_divisible(%x: tensor<8x6xf32>) -> tensor<32x1xf32> {
+  // expected-error @+1 {{'tp.all_to_all' op 'input' dim 1 (6) is the split dim and is not divisible by the group size 4}}
+  %0 = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : tensor<8x6xf32> -> tensor<32x1xf32>
+  return %0 : tensor<32x1xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @split_result_wrong(%x: tensor<8x64xf32>) -> tensor<32x32xf32> {
+  // expected-error @+1 {{'tp.all_to_all' op 'result' dim 1 (32) must be 'input' dim 1 (64) divided by the group size 4 = 16}}
+  %0 = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : tensor<8x64xf32> -> tensor<32x32xf32>
+  return %0 : tensor<32x32xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @concat_result_wrong(%x: tensor<8x64xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{'tp.all_to_all' op 'result' dim 0 (16) must be 'input' dim 0 (8) times the group size 4 = 32}}
+  %0 = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : tensor<8x64xf32> -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @concat_overflows(%x: tensor<2305843009213693952x?xi1>) -> tensor<?x?xi1> {
+  // expected-error @+1 {{'tp.all_to_all' op 'input' dim 0 (2305843009213693952) times the group size 4 overflows int64}}
+  %0 = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : tensor<2305843009213693952x?xi1> -> tensor<?x?xi1>
+  return %0 : tensor<?x?xi1>
+}
+
+// -----
+
+func.func @unknown_grid(%x: tensor<8x64xf32>) -> tensor<32x16xf32> {
+  // expected-error @+1 {{'tp.all_to_all' op 'grid' @nope does not name a shard.grid}}
+  %0 = tp.all_to_all %x on @nope axes = [0] split = 1 concat = 0 : tensor<8x64xf32> -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
+}

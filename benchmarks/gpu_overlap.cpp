@@ -25,6 +25,7 @@
 #include "LtGemm.h"
 #include "tp/Runtime/CudaBackend.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -315,6 +316,40 @@ Row matmulReduceScatter(Bench &b, int64_t m, int64_t k, int64_t n) {
   return row;
 }
 
+/// Writes a cost-model target description (docs/CostModel.md) from the
+/// table: the GEMM rate of the largest layer, the transfer rate of all its
+/// copies and how much slower overlapped GEMMs ran. Ranks share one GPU, so
+/// the link is its copy engines' device-to-device rate, not NVLink; latency,
+/// half-rate size and launch overhead keep the h100-nvlink preset's values.
+int writeTarget(const char *path, const char *device, const Bench &b,
+                int64_t tokens, const std::vector<Row> &rows) {
+  const Row &big = rows.front(); // all_gather+matmul K=8192 N=28672
+  double g = b.ranks, es = b.fp8 ? 1 : 2;
+  double flops = 2.0 * tokens * (28672 / g) * 8192 * g;
+  double bytes = g * (g - 1) * (tokens / g) * 8192 * es;
+  double peak = flops / (big.gemm * 1e-3);
+  double bandwidth = bytes / (big.comm * 1e-3) / g;
+  double slowdown = std::max(0.0, big.fused / std::max(big.gemm, big.comm) - 1);
+  std::FILE *file = std::fopen(path, "w");
+  if (!file) {
+    std::fprintf(stderr, "tp-gpu-bench: cannot write %s\n", path);
+    return 1;
+  }
+  std::fprintf(file,
+               "{\n  \"name\": \"%s (tp-gpu-bench, %d ranks on one GPU)\",\n"
+               "  \"gemm\": {\"%s\": {\"peak_flops\": %.4g, \"half_flops\": "
+               "1.0e9}},\n"
+               "  \"links\": {\n"
+               "    \"per_peer\": {\"bandwidth\": %.4g, \"latency\": 1.0e-5},\n"
+               "    \"ring\": {\"bandwidth\": %.4g, \"latency\": 6.0e-6}\n  },\n"
+               "  \"overlap_slowdown\": %.4g,\n  \"launch_overhead\": 4.0e-6\n}\n",
+               device, b.ranks, b.fp8 ? "f8" : "bf16", peak, bandwidth,
+               bandwidth, slowdown);
+  std::fclose(file);
+  std::printf("target description written to %s\n", path);
+  return 0;
+}
+
 /// Lists the devices (--devices); fails with the CUDA error.
 int listDevices() {
   int devices = 0;
@@ -337,6 +372,7 @@ int listDevices() {
 int main(int argc, char **argv) {
   Bench b{8, 1, 5, false, {}, {}, nullptr, nullptr, nullptr, nullptr};
   int64_t tokens = 8192;
+  const char *targetFile = nullptr;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&] { return i + 1 < argc ? std::atol(argv[++i]) : 0L; };
@@ -352,9 +388,12 @@ int main(int argc, char **argv) {
       b.fp8 = true;
     else if (arg == "--devices")
       return listDevices();
+    else if (arg == "--write-target" && i + 1 < argc)
+      targetFile = argv[++i];
     else {
       std::fprintf(stderr, "usage: tp-gpu-bench [--ranks 8] [--tokens 8192] "
-                           "[--fp8] [--chunks 1] [--repeat 5] | --devices\n");
+                           "[--fp8] [--chunks 1] [--repeat 5] "
+                           "[--write-target FILE] | --devices\n");
       return 1;
     }
   }
@@ -392,5 +431,7 @@ int main(int argc, char **argv) {
                 r.unfused / r.fused);
   std::printf("\ncuBLASLt workspaces: %zu (one per stream); fallbacks: %s\n",
               b.gemm.workspaceCount(), b.gemm.counters().summary().c_str());
+  if (targetFile)
+    return writeTarget(targetFile, prop.name, b, tokens, rows);
   return 0;
 }

@@ -233,7 +233,9 @@ step "numerics matmul_reduce_scatter: 4 ranks, bf16 and fp8" 90 \
   rs_matmul rs_lastdim_avg rs_reshape_bias rs_addend rs_unreduced rs_bmm \
   sc_rs_per_tensor sc_rs_row_wise sc_rs_mxfp8 sc_rs_nvfp4
 
-bench "benchmark bf16: 8 ranks on one GPU, M = 8192" --ranks 8 --tokens 8192
+# Also writes a cost-model target description measured on this GPU.
+bench "benchmark bf16: 8 ranks on one GPU, M = 8192" --ranks 8 --tokens 8192 \
+  --write-target "$out/gpu-target.json"
 
 # The rest.
 step "numerics: every bf16 pattern on 1, 2, 4, 8 ranks" 150 \

@@ -50,21 +50,22 @@ static constexpr const char *kPcie = R"({
   "launch_overhead": 5.0e-6
 })";
 
-// Written by scripts/bench/calibrate_cpu.py (2 cores, thread ranks).
+// Written by scripts/bench/calibrate_cpu.py on the project's machine (2
+// cores, ranks as threads; 2026-12-01), rounded.
 static constexpr const char *kCpu = R"({
   "name": "cpu",
   "gemm": {
-    "f32":  {"peak_flops": 4.0e10, "half_flops": 2.0e6},
-    "f16":  {"peak_flops": 4.0e9, "half_flops": 2.0e6},
-    "bf16": {"peak_flops": 4.0e9, "half_flops": 2.0e6},
-    "f8":   {"peak_flops": 2.0e9, "half_flops": 2.0e6}
+    "f32":  {"peak_flops": 8.7e10, "half_flops": 1.8e6},
+    "f16":  {"peak_flops": 2.8e10, "half_flops": 7.1e6},
+    "bf16": {"peak_flops": 2.9e10, "half_flops": 7.2e6},
+    "f8":   {"peak_flops": 1.3e10, "half_flops": 1.9e7}
   },
   "links": {
-    "per_peer": {"bandwidth": 4.0e9, "latency": 5.0e-5},
-    "ring":     {"bandwidth": 4.0e9, "latency": 5.0e-5}
+    "per_peer": {"bandwidth": 6.6e8, "latency": 6.7e-5},
+    "ring":     {"bandwidth": 6.6e8, "latency": 6.7e-5}
   },
-  "overlap_slowdown": 0.5,
-  "launch_overhead": 2.0e-5
+  "overlap_slowdown": 0.0,
+  "launch_overhead": 1.4e-7
 })";
 
 static const std::pair<llvm::StringRef, const char *> kPresets[] = {
@@ -132,10 +133,6 @@ TargetDescription::fromJSON(llvm::StringRef text, std::string &error) {
                     error))
       return std::nullopt;
     target.gemm[type.str()] = parsedRate;
-  }
-  if (!target.gemm.count("f32")) {
-    error = "'gemm' needs an 'f32' entry (the fallback for other types)";
-    return std::nullopt;
   }
   const llvm::json::Object *links = root->getObject("links");
   for (auto [key, link] : {std::make_pair("per_peer", &target.perPeer),
@@ -216,9 +213,13 @@ std::string TargetDescription::toJSON() const {
 /// Seconds for one GEMM of `rows` x n x k.
 static double gemmSeconds(const TargetDescription &target,
                           const CollectiveMatmulShape &shape, double rows) {
+  // A type the description lacks runs at f32's rate, or any it has.
   auto it = target.gemm.find(shape.gemmType);
-  const GemmRate &rate =
-      it != target.gemm.end() ? it->getValue() : target.gemm.lookup("f32");
+  if (it == target.gemm.end())
+    it = target.gemm.find("f32");
+  if (it == target.gemm.end())
+    it = target.gemm.begin();
+  const GemmRate &rate = it->getValue();
   double flops = 2.0 * rows * shape.n * shape.k;
   if (flops <= 0)
     return target.launchOverhead;
@@ -254,14 +255,14 @@ SchedulePrediction tp::predictSchedule(const TargetDescription &target,
   p.unfused = unfusedComm + wholeGemm;
 
   // Fused: g * c GEMM pieces, slowed while data moves, and (g - 1) * c
-  // messages of a piece each. per_peer sends a piece to every peer at once
-  // (one latency per round of c); ring forwards it peer by peer (one latency
-  // per message).
+  // messages of a piece each after one handshake (the link's latency).
+  // per_peer launches a piece to every peer at once (one launch per round of
+  // c); ring forwards it peer by peer (one launch per message).
   const LinkCost &link = algorithm == Algorithm::Ring ? target.ring : direct;
   double piece = gemmSeconds(target, shape, shape.rowsPerRank / c) *
                  (peers > 0 ? 1 + target.overlapSlowdown : 1);
-  double latencies = algorithm == Algorithm::Ring ? peers * c : c;
-  double comm = peers > 0 ? latencies * (link.latency + target.launchOverhead) +
+  double launches = algorithm == Algorithm::Ring ? peers * c : c;
+  double comm = peers > 0 ? link.latency + launches * target.launchOverhead +
                                 peers * bytes / link.bandwidth
                           : 0;
   double compute = g * c * piece;

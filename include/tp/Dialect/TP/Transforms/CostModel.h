@@ -25,14 +25,16 @@ struct GemmRate {
   double peakFlops = 0, halfFlops = 0;
 };
 
-/// One message of `bytes` costs `latency + bytes / bandwidth` seconds.
+/// A collective costs `latency` once (the handshake), and `bytes` cost
+/// `bytes / bandwidth` seconds.
 struct LinkCost {
   double bandwidth = 0, latency = 0;
 };
 
 struct TargetDescription {
   std::string name;
-  /// By GEMM input type: "f32", "f16", "bf16", "f8" (FP8/FP4 scaled).
+  /// By GEMM input type: "f32", "f16", "bf16", "f8" (FP8/FP4 scaled); a
+  /// missing type runs at f32's rate (or any listed one's).
   llvm::StringMap<GemmRate> gemm;
   LinkCost perPeer, ring;
   /// Fraction of GEMM throughput lost while communication overlaps it (SMs

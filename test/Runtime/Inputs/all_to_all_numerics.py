@@ -17,7 +17,7 @@ import tempfile
 
 import numpy as np
 
-from numerics_common import finish, run
+from numerics_common import finish, run, to_bf16
 
 # entry: (global shape, element type, source split dim, target split dim)
 ENTRIES = {
@@ -29,13 +29,6 @@ ENTRIES = {
     "seq_to_heads_i32": ((16, 8, 4), "i32", 0, 1),
     "heads_to_seq_f32": ((16, 8, 4), "f32", 1, 0),
 }
-
-
-def to_bf16(a):
-    """Rounds float32 values to bf16 (nearest even), as tp-run stores them."""
-    bits = a.astype(np.float32).view(np.uint32)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return bits.view(np.float32)
 
 
 def global_tensor(shape, dt, rng):

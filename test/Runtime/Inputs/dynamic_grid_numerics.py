@@ -18,11 +18,10 @@ Prints one line per run and "passed N of N"; exits 1 on any failure.
 import argparse
 import os
 import re
-import tempfile
 
 import numpy as np
 
-from numerics_common import compare, finish, run
+from numerics_common import compare, run, run_matrix, to_bf16
 
 # A sequence-parallel MLP: rows of x gathered into a column-parallel matmul,
 # then a row-parallel matmul reduce-scattered back to rows.
@@ -81,12 +80,6 @@ PROGRAMS = {
 }
 # bf16 rounds every stored intermediate (inputs, products) to 8 bits.
 TOLERANCE = {"f32": 1e-5, "bf16": 3e-2}
-
-
-def to_bf16(a):
-    bits = a.astype(np.float32).view(np.uint32)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return bits.view(np.float32)
 
 
 def shard(value, dim, g, r):
@@ -154,17 +147,8 @@ def main():
     parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
     args = parser.parse_args()
-    total = passed = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for name in args.programs:
-            for g in args.ranks:
-                for dt in args.dtypes:
-                    total += 1
-                    ok, detail = check(name, g, dt, args, tmp)
-                    passed += ok
-                    print(f"{name} g={g} {dt}: ok ({detail})" if ok
-                          else f"{name} g={g} {dt}: FAILED\n{detail}")
-    finish(passed, total)
+    run_matrix(args.programs, args.ranks, args.dtypes,
+               lambda name, g, dt, tmp: check(name, g, dt, args, tmp))
 
 
 if __name__ == "__main__":

@@ -20,11 +20,10 @@ failure. Needs numpy.
 import argparse
 import os
 import re
-import tempfile
 
 import numpy as np
 
-from numerics_common import compare, finish, run
+from numerics_common import compare, run, run_matrix, to_bf16, worst_error
 
 S, H, F, NH, HD = 4, 32, 64, 8, 4  # local rows, hidden, ffn, heads, head dim
 EPS = 1e-5
@@ -422,13 +421,6 @@ PROGRAMS = {f.__name__: f for f in [
 TOLERANCE = {"f32": 1e-4, "bf16": 3e-2}
 
 
-def to_bf16(a):
-    """Rounds float32 values to bf16 (nearest even), as tp-run stores them."""
-    bits = a.astype(np.float32).view(np.uint32)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return bits.view(np.float32)
-
-
 def check(name, g, dt, args, tmp):
     text, shapes, ref, fused_ops = PROGRAMS[name](g, dt)
     path = os.path.join(tmp, f"{name}_{g}_{dt}.mlir")
@@ -456,13 +448,9 @@ def check(name, g, dt, args, tmp):
                                  "--compare-pipeline", ""])
     if not ok:
         return False, output
-    worst = 0.0
-    for r, expected in enumerate(ref(ins)):
-        for j, e in enumerate(expected):
-            got = np.load(os.path.join(dumps, f"rank{r}", f"result{j}.npy")).astype(np.float64)
-            if got.shape != e.shape:
-                return False, f"rank {r} result {j}: shape {got.shape}, numpy {e.shape}"
-            worst = max(worst, np.abs(got - e).max() / max(np.abs(e).max(), 1e-30))
+    worst, mismatch = worst_error(dumps, ref(ins))
+    if mismatch:
+        return False, mismatch
     if worst > TOLERANCE[dt]:
         return False, f"against numpy: normalized error {worst:.2e} > {TOLERANCE[dt]:.0e}"
     return True, f"fused vs unfused {error}, vs numpy {worst:.2e}"
@@ -476,17 +464,8 @@ def main():
     parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
     args = parser.parse_args()
-    total = passed = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for name in args.programs:
-            for g in args.ranks:
-                for dt in args.dtypes:
-                    total += 1
-                    ok, detail = check(name, g, dt, args, tmp)
-                    passed += ok
-                    print(f"{name} g={g} {dt}: {'ok' if ok else 'FAILED'} ({detail})"
-                          if ok else f"{name} g={g} {dt}: FAILED\n{detail}")
-    finish(passed, total)
+    run_matrix(args.programs, args.ranks, args.dtypes,
+               lambda name, g, dt, tmp: check(name, g, dt, args, tmp))
 
 
 if __name__ == "__main__":

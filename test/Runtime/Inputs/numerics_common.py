@@ -31,3 +31,43 @@ def compare(cmd):
 def finish(passed, total):
     print(f"passed {passed} of {total}")
     sys.exit(0 if passed == total else 1)
+
+
+def to_bf16(a):
+    """Rounds float32 values to bf16 (nearest even), as tp-run stores them."""
+    import numpy as np  # only the drivers that compare with numpy call this
+    bits = a.astype(np.float32).view(np.uint32)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.view(np.float32)
+
+
+def worst_error(dumps, expected_by_rank):
+    """Largest |dumped - expected| / max |expected| over every result of
+    every rank (dumps/rank<R>/result<J>.npy); (error, None), or (None, why)
+    when a shape differs."""
+    import numpy as np
+    worst = 0.0
+    for r, expected in enumerate(expected_by_rank):
+        for j, e in enumerate(expected):
+            got = np.load(f"{dumps}/rank{r}/result{j}.npy").astype(np.float64)
+            if got.shape != e.shape:
+                return None, f"rank {r} result {j}: shape {got.shape}, numpy {e.shape}"
+            worst = max(worst, np.abs(got - e).max() / max(np.abs(e).max(), 1e-30))
+    return worst, None
+
+
+def run_matrix(names, ranks, dtypes, check):
+    """Runs check(name, g, dt, tmp) -> (ok, detail) for every combination in
+    one temporary folder, prints a line each, then the closing line."""
+    import tempfile
+    total = passed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            for g in ranks:
+                for dt in dtypes:
+                    total += 1
+                    ok, detail = check(name, g, dt, tmp)
+                    passed += ok
+                    print(f"{name} g={g} {dt}: ok ({detail})" if ok
+                          else f"{name} g={g} {dt}: FAILED\n{detail}")
+    finish(passed, total)

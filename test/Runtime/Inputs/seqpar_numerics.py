@@ -19,12 +19,11 @@ Prints one line per run and "passed N of N"; exits 1 on any failure.
 import argparse
 import os
 import re
-import tempfile
 
 import numpy as np
 
-from glue_numerics import F, H, Program, matmul, np_rmsnorm, t, to_bf16
-from numerics_common import compare, finish, run
+from glue_numerics import F, H, Program, matmul, np_rmsnorm, t
+from numerics_common import compare, run, run_matrix, to_bf16, worst_error
 
 T = 16  # rows (tokens); every group size below divides it
 PIPELINE = "tp-async-tp-pipeline{sequence-parallel}"
@@ -159,13 +158,9 @@ def check(name, g, dt, args, tmp):
                                  "--compare-pipeline", ""])
     if not ok:
         return False, output
-    worst = 0.0
-    for r, expected in enumerate(ref(ins)):
-        for j, e in enumerate(expected):
-            got = np.load(os.path.join(dumps, f"rank{r}", f"result{j}.npy")).astype(np.float64)
-            if got.shape != e.shape:
-                return False, f"rank {r} result {j}: shape {got.shape}, numpy {e.shape}"
-            worst = max(worst, np.abs(got - e).max() / max(np.abs(e).max(), 1e-30))
+    worst, mismatch = worst_error(dumps, ref(ins))
+    if mismatch:
+        return False, mismatch
     if worst > TOLERANCE[dt]:
         return False, f"against numpy: normalized error {worst:.2e} > {TOLERANCE[dt]:.0e}"
     return True, f"{fused_ops} fused; fused vs unfused {error}, vs numpy {worst:.2e}"
@@ -179,17 +174,8 @@ def main():
     parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4, 8])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
     args = parser.parse_args()
-    total = passed = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for name in args.programs:
-            for g in args.ranks:
-                for dt in args.dtypes:
-                    total += 1
-                    ok, detail = check(name, g, dt, args, tmp)
-                    passed += ok
-                    print(f"{name} g={g} {dt}: ok ({detail})" if ok
-                          else f"{name} g={g} {dt}: FAILED\n{detail}")
-    finish(passed, total)
+    run_matrix(args.programs, args.ranks, args.dtypes,
+               lambda name, g, dt, tmp: check(name, g, dt, args, tmp))
 
 
 if __name__ == "__main__":

@@ -27,20 +27,13 @@ import tempfile
 
 import numpy as np
 
-from numerics_common import compare, finish, run
+from numerics_common import compare, finish, run, to_bf16
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 M, K, H, N = 16, 32, 48, 32  # tokens, model, hidden, model (global)
 # Largest |fused - numpy| / max |numpy| accepted: bf16 rounds the stored
 # hidden activations (h, the bias sum, sigmoid, the product) to 8 bits.
 TOLERANCE = {"f32": 1e-4, "bf16": 3e-2}
-
-
-def to_bf16(a):
-    """Rounds float32 values to bf16 (nearest even), as tp-run stores them."""
-    bits = a.astype(np.float32).view(np.uint32)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return bits.view(np.float32)
 
 
 def shards(g, rng, dt):

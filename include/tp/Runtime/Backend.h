@@ -89,6 +89,30 @@ struct MatmulReduceScatterArgs {
   std::string site;
 };
 
+/// What `Backend::allToAll` makes of an input: the block each rank sends
+/// each member (the split dim cut by the group size) and the result (the
+/// blocks received, side by side along the concat dim).
+struct AllToAllShapes {
+  std::vector<int64_t> block, result;
+};
+
+/// The shapes of an all-to-all of `input` over `groupSize` ranks; an error
+/// naming `site` when the split dim does not divide by the group size.
+inline Status allToAllShapes(const std::vector<int64_t> &input, int64_t split,
+                             int64_t concat, int groupSize,
+                             const std::string &site, AllToAllShapes &shapes) {
+  if (input[split] % groupSize != 0)
+    return Status::error(site + ": the split dim " + std::to_string(split) +
+                         " (" + std::to_string(input[split]) +
+                         ") is not divisible by the group size " +
+                         std::to_string(groupSize));
+  shapes.block = input;
+  shapes.block[split] /= groupSize;
+  shapes.result = shapes.block;
+  shapes.result[concat] *= groupSize;
+  return Status::ok();
+}
+
 class Backend {
 public:
   virtual ~Backend();

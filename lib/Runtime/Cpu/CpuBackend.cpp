@@ -131,21 +131,13 @@ Status CpuBackend::allToAll(const Group &group, const Tensor &input,
                             const std::string &site, Tensor &result) {
   TraceScope scope(world.trace(), rank, Stream::Comm, "all_to_all", "comm");
   int g = group.size();
+  AllToAllShapes shapes;
+  TP_RETURN_IF_ERROR(
+      allToAllShapes(input.shape(), split, concat, g, site, shapes));
   DimSplit in = splitAt(input.shape(), split);
-  if (in.extent % g != 0)
-    return Status::error(site + ": the split dim " + std::to_string(split) +
-                         " (" + std::to_string(in.extent) +
-                         ") is not divisible by the group size " +
-                         std::to_string(g));
-  // A block: the input with the split dim cut by g; the result: g blocks
-  // side by side along the concat dim.
-  std::vector<int64_t> blockShape = input.shape();
-  blockShape[split] /= g;
-  std::vector<int64_t> shape = blockShape;
-  shape[concat] *= g;
-  result = Tensor(input.dtype(), shape);
-  int64_t blockExtent = blockShape[split];
-  DimSplit block = splitAt(blockShape, concat);
+  result = Tensor(input.dtype(), shapes.result);
+  int64_t blockExtent = shapes.block[split];
+  DimSplit block = splitAt(shapes.block, concat);
   size_t bytes = byteSize(input.dtype());
   std::vector<uint8_t> staging(input.numBytes() / g);
   uint8_t *out = static_cast<uint8_t *>(result.mutableData());

@@ -188,19 +188,13 @@ Status LoopbackBackend::allToAll(const Group &group, const Tensor &input,
   const std::string &context = site;
   TraceScope scope(trace, rank, Stream::Comm, "all_to_all", "comm");
   int g = group.size();
+  AllToAllShapes shapes;
+  TP_RETURN_IF_ERROR(
+      allToAllShapes(input.shape(), split, concat, g, site, shapes));
   Split in = splitAt(input.shape(), split);
-  if (in.extent % g != 0)
-    return Status::error(site + ": the split dim " + std::to_string(split) +
-                         " (" + std::to_string(in.extent) +
-                         ") is not divisible by the group size " +
-                         std::to_string(g));
-  std::vector<int64_t> blockShape = input.shape();
-  blockShape[split] /= g;
-  std::vector<int64_t> shape = blockShape;
-  shape[concat] *= g;
-  result = Tensor(input.dtype(), shape);
-  int64_t blockExtent = blockShape[split];
-  Split block = splitAt(blockShape, concat);
+  result = Tensor(input.dtype(), shapes.result);
+  int64_t blockExtent = shapes.block[split];
+  Split block = splitAt(shapes.block, concat);
   size_t blockBytes = input.numBytes() / g, bytes = byteSize(input.dtype());
   void *out, *stage;
   TP_RETURN_IF_ERROR(buffer("a2a.out", result.numBytes(), out, context));

@@ -463,21 +463,15 @@ Status NcclBackend::allToAll(const Group &group, const Tensor &input,
   std::string context = site + " on " + input.typeString();
   TraceScope scope(trace, rank, Stream::Comm, "all_to_all", "comm");
   int g = group.size();
+  AllToAllShapes shapes;
+  TP_RETURN_IF_ERROR(
+      allToAllShapes(input.shape(), split, concat, g, context, shapes));
   Split in = splitAt(input.shape(), split);
-  if (in.extent % g != 0)
-    return Status::error(context + ": the split dim " + std::to_string(split) +
-                         " (" + std::to_string(in.extent) +
-                         ") is not divisible by the group size " +
-                         std::to_string(g));
   ncclComm_t nc;
   TP_RETURN_IF_ERROR(communicator(group, context, nc));
-  std::vector<int64_t> blockShape = input.shape();
-  blockShape[split] /= g;
-  std::vector<int64_t> shape = blockShape;
-  shape[concat] *= g;
-  result = Tensor(input.dtype(), shape);
-  int64_t blockExtent = blockShape[split];
-  Split block = splitAt(blockShape, concat);
+  result = Tensor(input.dtype(), shapes.result);
+  int64_t blockExtent = shapes.block[split];
+  Split block = splitAt(shapes.block, concat);
   size_t blockBytes = input.numBytes() / g, bytes = byteSize(input.dtype());
   void *dIn, *out, *sendStage = nullptr, *recvStage = nullptr;
   TP_RETURN_IF_ERROR(upload(input, "a2a.in", dIn, comm, context));

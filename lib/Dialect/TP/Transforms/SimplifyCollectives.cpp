@@ -311,6 +311,23 @@ static std::string whyDroppable(Zero kind, Value other, bool noSignedZeros) {
   return "";
 }
 
+/// Replaces the two-operand add `op` by its operand other than a droppable
+/// zero (`lhs` or `rhs`), if it has one of the result's type.
+static LogicalResult dropZeroOperand(PatternRewriter &rewriter, Operation *op,
+                                     Value lhs, Value rhs, bool noSignedZeros,
+                                     SimplifyCollectivesObserver *observer) {
+  for (auto [zero, other] : {std::pair(lhs, rhs), std::pair(rhs, lhs)}) {
+    std::string why = whyDroppable(zeroOf(zero), other, noSignedZeros);
+    if (why.empty() || other.getType() != op->getResult(0).getType())
+      continue;
+    if (observer)
+      observer->addendDropped(op, zero, why);
+    rewriter.replaceOp(op, other);
+    return success();
+  }
+  return rewriter.notifyMatchFailure(op, "no droppable zero operand");
+}
+
 struct DropZeroAddF : OpRewritePattern<arith::AddFOp> {
   DropZeroAddF(MLIRContext *context, SimplifyCollectivesObserver *observer)
       : OpRewritePattern(context), observer(observer) {}
@@ -319,17 +336,8 @@ struct DropZeroAddF : OpRewritePattern<arith::AddFOp> {
                                 PatternRewriter &rewriter) const override {
     bool nsz = bitEnumContainsAll(op.getFastmath(),
                                   arith::FastMathFlags::nsz);
-    for (unsigned i = 0; i < 2; ++i) {
-      Value zero = op->getOperand(i), other = op->getOperand(1 - i);
-      std::string why = whyDroppable(zeroOf(zero), other, nsz);
-      if (why.empty() || other.getType() != op.getType())
-        continue;
-      if (observer)
-        observer->addendDropped(op, zero, why);
-      rewriter.replaceOp(op, other);
-      return success();
-    }
-    return rewriter.notifyMatchFailure(op, "no droppable zero operand");
+    return dropZeroOperand(rewriter, op, op.getLhs(), op.getRhs(), nsz,
+                           observer);
   }
 
   SimplifyCollectivesObserver *observer;
@@ -344,17 +352,8 @@ struct DropZeroLinalgAdd : OpRewritePattern<linalg::AddOp> {
     if (!op.hasPureTensorSemantics() || op.getInputs().size() != 2 ||
         op->getNumResults() != 1)
       return rewriter.notifyMatchFailure(op, "not a tensor add");
-    for (unsigned i = 0; i < 2; ++i) {
-      Value zero = op.getInputs()[i], other = op.getInputs()[1 - i];
-      std::string why = whyDroppable(zeroOf(zero), other, false);
-      if (why.empty() || other.getType() != op->getResult(0).getType())
-        continue;
-      if (observer)
-        observer->addendDropped(op, zero, why);
-      rewriter.replaceOp(op, other);
-      return success();
-    }
-    return rewriter.notifyMatchFailure(op, "no droppable zero operand");
+    return dropZeroOperand(rewriter, op, op.getInputs()[0], op.getInputs()[1],
+                           /*noSignedZeros=*/false, observer);
   }
 
   SimplifyCollectivesObserver *observer;

@@ -112,7 +112,8 @@ private:
   Value buildSlice(AllGatherOp gather, Value full, const OperandSlice &slice,
                    int64_t groupSize);
   void eraseIfDead(Operation *op) {
-    if (op && op->use_empty() && !erased.contains(op)) {
+    // `erased` first: an erased op must not be read.
+    if (op && !erased.contains(op) && op->use_empty()) {
       erased.insert(op);
       rewriter.eraseOp(op);
     }
@@ -293,14 +294,17 @@ FailureOr<MovePlan> GatherSinker::plan(AllGatherOp gather, Operation *user,
 
 Value GatherSinker::buildSlice(AllGatherOp gather, Value full,
                                const OperandSlice &slice, int64_t groupSize) {
+  if (slice.kind == SliceKind::Unchanged)
+    return full; // Possibly a scalar: no type to slice.
+  if (slice.kind == SliceKind::Gathered)
+    return slice.gatheredInput;
   Location loc = full.getLoc();
   auto fullType = cast<RankedTensorType>(full.getType());
   RankedTensorType type = sliceType(fullType, slice.dim, groupSize);
   switch (slice.kind) {
   case SliceKind::Unchanged:
-    return full;
   case SliceKind::Gathered:
-    return slice.gatheredInput;
+    llvm_unreachable("returned above");
   case SliceKind::Splat: {
     DenseElementsAttr splat;
     matchPattern(full, m_Constant(&splat));
@@ -418,33 +422,52 @@ void GatherSinker::sink(AllGatherOp gather) {
   for (Operation *user : gather->getUsers())
     users.insert(user);
   SmallVector<MovePlan> plans;
-  SmallVector<std::pair<Operation *, std::string>> stuck;
+  // Users the gather stays for, as remarks: moving the others may erase
+  // some of them (a stuck user that only fed a moved op dies with it).
+  SmallVector<std::string> stuck;
+  bool anyStuck = false;
   for (Operation *user : users) {
     std::string why;
     FailureOr<MovePlan> plan = this->plan(gather, user, why);
-    if (succeeded(plan))
+    if (succeeded(plan)) {
       plans.push_back(*plan);
-    else
-      stuck.emplace_back(user, why);
+      continue;
+    }
+    anyStuck = true;
+    // Stopping at a matmul is the point: tp-async-tp fuses the gather there.
+    if (!isMatmul(user))
+      stuck.push_back("sequence parallelism: the all-gather stays before " +
+                      quote(user) + ": " + why);
   }
   // With users that need the whole value, the gather stays for them, and
   // only the glue on the way to a matmul moves (costing a second gather,
   // which tp-async-tp fuses).
-  if (!stuck.empty())
+  if (anyStuck)
     llvm::erase_if(plans, [](const MovePlan &plan) {
       return !leadsToMatmul(plan.op);
     });
-  for (const MovePlan &plan : plans)
-    apply(gather, plan);
-  // Stopping at a matmul is the point: tp-async-tp fuses the gather there.
-  llvm::erase_if(stuck, [](auto &entry) { return isMatmul(entry.first); });
+  Location loc = gather.getLoc();
+  // Each move changes the IR the next plan was made from (an operand may now
+  // be a moved op's gather, a user may have died with a moved op): plan each
+  // again right before moving it.
+  for (const MovePlan &first : plans) {
+    Operation *user = first.op;
+    if (erased.contains(gather) || erased.contains(user) ||
+        !llvm::is_contained(gather->getUsers(), user))
+      continue;
+    std::string why;
+    FailureOr<MovePlan> plan = this->plan(gather, user, why);
+    if (succeeded(plan))
+      apply(gather, *plan);
+    else
+      stuck.push_back("sequence parallelism: the all-gather stays before " +
+                      quote(user) + ": " + why);
+  }
   if (!stuck.empty())
     ++stoppedBeforeOthers;
   if (emitRemarks)
-    for (auto &[user, why] : stuck)
-      emitRemark(gather.getLoc())
-          << "sequence parallelism: the all-gather stays before "
-          << quote(user) << ": " << why;
+    for (const std::string &remark : stuck)
+      emitRemark(loc) << remark;
   eraseIfDead(gather);
 }
 

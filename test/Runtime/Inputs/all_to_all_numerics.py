@@ -2,7 +2,8 @@
 """Numerics of tp.all_to_all against numpy: every entry of a partitioned
 program (test/Runtime/all-to-all-numerics.mlir) reshards one global tensor
 from a split on one dim to a split on another. Rank r is given its slice of
-the global tensor in the source split; its result must be, bit for bit,
+the global tensor in the source split; its result, after the async-TP
+pipeline and equal to the program run as given, must be, bit for bit,
 numpy's slice r of the same tensor in the target split.
 
     all_to_all_numerics.py --tp-run BIN --program RANKS FILE [...]
@@ -49,8 +50,11 @@ def check(tp_run, path, g, name, tmp, backend):
     for r, piece in enumerate(np.split(x, g, axis=src)):
         os.makedirs(os.path.join(inputs, f"rank{r}"))
         np.save(os.path.join(inputs, f"rank{r}", "arg0.npy"), piece)
+    # Through the pipeline, and against the program as given (nothing fuses
+    # here; the pipeline must leave the exchange intact).
     result = run([tp_run, path, "--entry", name, "--ranks", str(g),
-                  "--input-dir", inputs, "--dump-dir", dumps] + backend)
+                  "--input-dir", inputs, "--dump-dir", dumps,
+                  "--pipeline", "tp-async-tp-pipeline", "--compare-pipeline", ""] + backend)
     if result.returncode != 0:
         return False, result.stdout
     elements = 0

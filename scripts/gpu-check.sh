@@ -6,7 +6,8 @@
 #   1. the CUDA backend's unit tests (each case against the CPU backend; NCCL
 #      on one rank);
 #   2. one numerics block per fused op (all_gather_matmul, then
-#      matmul_reduce_scatter; bf16 and FP8) on 4 ranks emulated on the GPU,
+#      matmul_reduce_scatter; bf16 and FP8; then all_gather_contract, the
+#      weight gradients) on 4 ranks emulated on the GPU,
 #      against the unfused program on the CPU backend;
 #   3. one benchmark table (tp-gpu-bench, bf16, 8 ranks on one GPU);
 #   then the rest: the numerics on 1, 2, 4 and 8 ranks with more schedules,
@@ -33,9 +34,9 @@
 # allows is not run, and counts as a failure. Estimate on one H200 (16
 # cores, from the sizes: 0.25 s per tp-run on a CPU, plus ~1.5 s of CUDA and
 # cuBLASLt start per process, 8 processes at a time; NCCL start ~3 s):
-#   device query 2 s, unit tests 45 s, quick numerics 2 x 15 s, benchmark
+#   device query 2 s, unit tests 45 s, quick numerics 3 x 15 s, benchmark
 #   20 s, full numerics 35 + 45 s, NCCL numerics 60 + 15 s, end to end 10 s,
-#   two more benchmarks 2 x 20 s: about 5.5 minutes, under 8 even at 1.4x.
+#   two more benchmarks 2 x 20 s: about 5.75 minutes, under 8 even at 1.4x.
 # Exits 1 on any failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -232,6 +233,9 @@ step "numerics matmul_reduce_scatter: 4 ranks, bf16 and fp8" 90 \
   "${numerics[@]}" --ranks 4 --dtypes bf16 --schedules per_peer:2 -- \
   rs_matmul rs_lastdim_avg rs_reshape_bias rs_addend rs_unreduced rs_bmm \
   sc_rs_per_tensor sc_rs_row_wise sc_rs_mxfp8 sc_rs_nvfp4
+step "numerics all_gather_contract: 4 ranks, bf16 and f32" 60 \
+  "${numerics[@]}" --ranks 4 --dtypes bf16 f32 --schedules ring:2 per_peer:1 -- \
+  agc_wgrad agc_transposed_a agc_ksplit_b agc_seq3d agc_seqfirst
 
 # Also writes a cost-model target description measured on this GPU.
 bench "benchmark bf16: 8 ranks on one GPU, M = 8192" --ranks 8 --tokens 8192 \

@@ -4,7 +4,9 @@
 For each shape (all-gather -> matmul and matmul -> reduce-scatter on 2
 ranks, f32), measures the unfused program and the fused one with every
 schedule (per_peer and ring, 1, 2 and 4 pieces per rank): the worst rank's
-time from its first to its last traced slice, best of --repeat. The model's
+time from its first to its last traced slice over --copies instances of the
+candidate run back to back, per instance, best of --repeat rounds (each round
+measures every point of the shape once). The model's
 predictions for the same points come from tp-async-tp's remarks with
 `target=DESCRIPTION` and the schedule forced. Prints a table per shape, then:
 
@@ -14,9 +16,9 @@ predictions for the same points come from tp-async-tp's remarks with
 - the accuracy of the fuse / do-not-fuse decision.
 
     scripts/bench/cost_model.py --target cpu.json [--build build] [--repeat 3]
+                                [--copies 4]
 """
 import argparse
-import itertools
 import json
 import os
 import re
@@ -28,34 +30,41 @@ SCHEDULES = [(a, c) for a in ("per_peer", "ring") for c in (1, 2, 4)]
 G = 2
 
 
-def program(kind, m, n, k):
-    if kind == "ag":
-        x, gx, w, y = f"tensor<{m // G}x{k}xf32>", f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>"
-        return (f"shard.grid @tp(shape = {G})\nfunc.func @f(%x: {x}, %w: {w}) -> {y} {{\n"
-                f"  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : {x} -> {gx}\n"
-                f"  %y = tp.matmul %g, %w : {gx}, {w} -> {y}\n  return %y : {y}\n}}\n")
-    h, w, p, y = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>", f"tensor<{m // G}x{n}xf32>"
-    return (f"shard.grid @tp(shape = {G})\nfunc.func @f(%h: {h}, %w: {w}) -> {y} {{\n"
-            f"  %p = tp.matmul %h, %w : {h}, {w} -> {p}\n"
-            f"  %y = tp.reduce_scatter %p on @tp axes = [0] dim = 0 reduce = sum : {p} -> {y}\n"
-            f"  return %y : {y}\n}}\n")
+def program(kind, m, n, k, copies=1):
+    """`copies` independent instances of the candidate (each on its own input,
+    so CSE keeps them apart), run back to back in one call."""
+    args, body, results, types = [], [], [], []
+    for i in range(copies):
+        if kind == "ag":
+            x, gx, w, y = f"tensor<{m // G}x{k}xf32>", f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>"
+            args.append(f"%x{i}: {x}")
+            body.append(f"  %g{i} = tp.all_gather %x{i} on @tp axes = [0] dim = 0 : {x} -> {gx}\n"
+                        f"  %y{i} = tp.matmul %g{i}, %w : {gx}, {w} -> {y}\n")
+        else:
+            h, w, p, y = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>", f"tensor<{m // G}x{n}xf32>"
+            args.append(f"%h{i}: {h}")
+            body.append(f"  %p{i} = tp.matmul %h{i}, %w : {h}, {w} -> {p}\n"
+                        f"  %y{i} = tp.reduce_scatter %p{i} on @tp axes = [0] dim = 0 reduce = sum : {p} -> {y}\n")
+        results.append(f"%y{i}")
+        types.append(y)
+    return (f"shard.grid @tp(shape = {G})\nfunc.func @f({', '.join(args)}, %w: {w}) -> ({', '.join(types)}) {{\n"
+            + "".join(body) + f"  return {', '.join(results)} : {', '.join(types)}\n}}\n")
 
 
-def measure(build, path, pipeline, repeat, tmp):
+def measure_once(build, path, pipeline, copies, tmp):
+    """The worst rank's time from its first to its last traced slice, per
+    copy of the candidate."""
     trace = os.path.join(tmp, "t.json")
-
-    def once():
-        subprocess.run([os.path.join(build, "bin", "tp-run"), path, "--ranks", str(G), "--trace", trace,
-                        "--pipeline", pipeline], check=True, stdout=subprocess.DEVNULL)
-        with open(trace) as f:
-            events = [e for e in json.load(f)["traceEvents"]
-                      if e.get("ph") == "X" and e.get("cat") in ("gemm", "comm")]
-        spans = {}
-        for e in events:
-            lo, hi = spans.get(e["pid"], (e["ts"], e["ts"] + e["dur"]))
-            spans[e["pid"]] = (min(lo, e["ts"]), max(hi, e["ts"] + e["dur"]))
-        return max(hi - lo for lo, hi in spans.values())
-    return min(once() for _ in range(repeat))
+    subprocess.run([os.path.join(build, "bin", "tp-run"), path, "--ranks", str(G), "--trace", trace,
+                    "--pipeline", pipeline], check=True, stdout=subprocess.DEVNULL)
+    with open(trace) as f:
+        events = [e for e in json.load(f)["traceEvents"]
+                  if e.get("ph") == "X" and e.get("cat") in ("gemm", "comm")]
+    spans = {}
+    for e in events:
+        lo, hi = spans.get(e["pid"], (e["ts"], e["ts"] + e["dur"]))
+        spans[e["pid"]] = (min(lo, e["ts"]), max(hi, e["ts"] + e["dur"]))
+    return max(hi - lo for lo, hi in spans.values()) / copies
 
 
 def predict(build, path, target, schedule):
@@ -88,6 +97,8 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--target", required=True, help="target description (preset or JSON)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--copies", type=int, default=4,
+                        help="instances of each candidate per run, timed together")
     args = parser.parse_args()
     sizes = [(64, 64, 64), (128, 128, 128), (256, 256, 256), (512, 512, 512), (768, 768, 768),
              (256, 1024, 256), (1024, 256, 256), (256, 256, 1024), (512, 128, 1024), (1024, 512, 128),
@@ -101,15 +112,23 @@ def main():
             path = os.path.join(tmp, "p.mlir")
             with open(path, "w") as f:
                 f.write(program(kind, m, n, k))
-            points = {"unfused": None}
-            unfused_pred = None
+            timed = os.path.join(tmp, "timed.mlir")
+            with open(timed, "w") as f:
+                f.write(program(kind, m, n, k, args.copies))
+            pipelines = {"unfused": "cse"}
+            predicted = {}
             for schedule in SCHEDULES:
-                u, fz = predict(args.build, path, args.target, schedule)
-                unfused_pred = u
-                meas = measure(args.build, path, f"tp-async-tp{{algorithm={schedule[0]} chunks={schedule[1]}}}",
-                               args.repeat, tmp)
-                points[schedule] = (fz, meas)
-            points["unfused"] = (unfused_pred, measure(args.build, path, "cse", args.repeat, tmp))
+                unfused_pred, predicted[schedule] = predict(args.build, path, args.target, schedule)
+                pipelines[schedule] = f"tp-async-tp{{algorithm={schedule[0]} chunks={schedule[1]}}}"
+            predicted["unfused"] = unfused_pred
+            # Round robin, best of --repeat: a slow moment of the machine
+            # lands on every point of the shape alike.
+            measured = {key: float("inf") for key in pipelines}
+            for _ in range(args.repeat):
+                for key, pipeline in pipelines.items():
+                    measured[key] = min(measured[key],
+                                        measure_once(args.build, timed, pipeline, args.copies, tmp))
+            points = {key: (predicted[key], measured[key]) for key in pipelines}
             tag = f"{kind} {m}x{n}x{k}"
             for key, (p, meas) in points.items():
                 name = key if key == "unfused" else f"{key[0]}/{key[1]}"

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <numeric>
 
 using namespace tp::rt;
 using namespace tp::rt::cuda;
@@ -257,6 +258,134 @@ TEST(CudaPlanTest, LateWriteSlotsStayPutUntilReleased) {
   for (void **slot : more)
     slots.release(slot);
   EXPECT_EQ(slots.pending(), 0u);
+}
+
+//===----------------------------------------------------------------------===//
+// all_gather_contract
+//===----------------------------------------------------------------------===//
+
+/// What LtGemm computes for `q` on row-major host matrices:
+/// D[m, n] += op(A)[m, k] @ op(B)[k, n].
+void hostGemm(const ContractGemm &q, const std::vector<double> &a,
+              const std::vector<double> &b, std::vector<double> &d) {
+  for (int64_t i = 0; i < q.m; ++i)
+    for (int64_t j = 0; j < q.n; ++j) {
+      double sum = 0;
+      for (int64_t k = 0; k < q.k; ++k) {
+        double x = q.transposeA ? a[q.offsetA + k * q.lda + i]
+                                : a[q.offsetA + i * q.lda + k];
+        double y = q.transposeB ? b[q.offsetB + j * q.ldb + k]
+                                : b[q.offsetB + k * q.ldb + j];
+        sum += x * y;
+      }
+      d[i * q.ldd + j] += sum;
+    }
+}
+
+std::vector<double> iota(int64_t count, double start) {
+  std::vector<double> v(count);
+  std::iota(v.begin(), v.end(), start);
+  return v;
+}
+
+TEST(CudaPlanTest, ContractRunOfKTrailingTimesKLeading) {
+  // A [M=3, K=10] times B [K=10, N=4], K range [2, 7).
+  ContractView lhs{false, 10, 3}, rhs{true, 10, 4};
+  ContractGemm q = contractRunGemm(lhs, rhs, 2, 7);
+  EXPECT_EQ(q.m, 3);
+  EXPECT_EQ(q.n, 4);
+  EXPECT_EQ(q.k, 5);
+  EXPECT_FALSE(q.transposeA);
+  EXPECT_FALSE(q.transposeB);
+  EXPECT_EQ(q.lda, 10);
+  EXPECT_EQ(q.ldb, 4);
+  EXPECT_EQ(q.ldd, 4);
+  EXPECT_EQ(q.offsetA, 2);     // two columns in
+  EXPECT_EQ(q.offsetB, 2 * 4); // two rows in
+}
+
+TEST(CudaPlanTest, ContractRunOfKLeadingTimesKTrailing) {
+  // A stored [K=10, M=3] (transpose_a), B stored [N=4, K=10] (transpose_b).
+  ContractView lhs{true, 10, 3}, rhs{false, 10, 4};
+  ContractGemm q = contractRunGemm(lhs, rhs, 6, 10);
+  EXPECT_EQ(q.k, 4);
+  EXPECT_TRUE(q.transposeA);
+  EXPECT_TRUE(q.transposeB);
+  EXPECT_EQ(q.lda, 3);
+  EXPECT_EQ(q.ldb, 10);
+  EXPECT_EQ(q.offsetA, 6 * 3);
+  EXPECT_EQ(q.offsetB, 6);
+}
+
+/// Plans x (per rank) against `other` and checks that the GEMMs of every
+/// rank's pieces' K runs add up to the whole product.
+void checkRunsAddUp(const std::vector<int64_t> &xShape,
+                    const std::vector<int64_t> &otherShape, int64_t dim,
+                    bool gatheredLhs, bool transposeA, bool transposeB,
+                    int groupSize, int chunks) {
+  SCOPED_TRACE("x dim " + std::to_string(dim) + " lhs " +
+               std::to_string(gatheredLhs) + " chunks " +
+               std::to_string(chunks));
+  Tensor x(DType::F32, xShape), other(DType::F32, otherShape);
+  AllGatherContractArgs args;
+  args.x = &x;
+  args.others = {&other};
+  args.dim = dim;
+  args.gatheredLhs = gatheredLhs;
+  args.transposeA = transposeA;
+  args.transposeB = transposeB;
+  args.site = "agc";
+  ContractPlan plan;
+  Status planned = planContract(args, groupSize, plan);
+  ASSERT_TRUE(planned.isOk()) << planned.message();
+  const ContractView &lhs = gatheredLhs ? plan.x : plan.others[0];
+  const ContractView &rhs = gatheredLhs ? plan.others[0] : plan.x;
+  std::vector<double> l = iota(lhs.k * lhs.free, 1),
+                      r = iota(rhs.k * rhs.free, -7);
+  int64_t m = plan.m[0], n = plan.n[0];
+  std::vector<double> whole(m * n, 0.0), pieces(m * n, 0.0);
+  hostGemm(contractRunGemm(lhs, rhs, 0, lhs.k), l, r, whole);
+  std::vector<int> covered(plan.x.k, 0);
+  for (int origin = 0; origin < groupSize; ++origin)
+    for (int j = 0; j < chunks; ++j) {
+      auto [lo, hi] = Schedule::pieceRange(plan.shardExtent, chunks, j);
+      for (auto [k0, k1] : plan.runs(origin, lo, hi)) {
+        for (int64_t k = k0; k < k1; ++k)
+          ++covered[k];
+        hostGemm(contractRunGemm(lhs, rhs, k0, k1), l, r, pieces);
+      }
+    }
+  EXPECT_EQ(covered, std::vector<int>(plan.x.k, 1));
+  EXPECT_EQ(pieces, whole);
+}
+
+TEST(CudaPlanTest, ContractRunsOfEveryPieceAddUpToTheProduct) {
+  // Weight gradient of a sequence-parallel layer: x [B, S/N, H] gathered
+  // along S, K = B * S, dW = x^T @ dy.
+  checkRunsAddUp({2, 3, 4}, {2, 6, 5}, 1, true, true, false, 2, 2);
+  checkRunsAddUp({2, 3, 4}, {2, 6, 5}, 1, true, true, false, 2, 3);
+  // Gathered along the batch: one run per piece.
+  checkRunsAddUp({3, 2, 4}, {6, 2, 5}, 0, true, true, false, 2, 3);
+  // x on the right: dW^T = dy^T @ x.
+  checkRunsAddUp({2, 3, 4}, {2, 6, 5}, 1, false, true, false, 2, 1);
+  // K-trailing x [M, K/N] against a transposed B [N, K].
+  checkRunsAddUp({4, 3}, {5, 9}, 1, true, false, true, 3, 2);
+  checkRunsAddUp({4, 3}, {5, 9}, 1, false, false, true, 3, 3);
+}
+
+TEST(CudaPlanTest, ContractAccumulatesWide) {
+  DType acc = DType::I32;
+  for (DType type : {DType::F32, DType::BF16, DType::F16}) {
+    ASSERT_TRUE(contractAccumulator(type, "agc", acc).isOk());
+    EXPECT_EQ(acc, DType::F32);
+  }
+  ASSERT_TRUE(contractAccumulator(DType::F64, "agc", acc).isOk());
+  EXPECT_EQ(acc, DType::F64);
+  Status s = contractAccumulator(DType::F8E4M3FN, "agc", acc);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_EQ(s.message(), "agc: the CUDA backend contracts f32, f64, f16 and "
+                         "bf16 operands, not " +
+                             std::string(name(DType::F8E4M3FN)));
 }
 
 } // namespace

@@ -165,6 +165,14 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t reduction, int32_t scaling,
     int32_t transposeB, int32_t returnUnreduced, int32_t algorithm,
     int64_t chunks);
+/// all_gather(x, dim) contracted over the gathered dim with each staged
+/// weight (tp.all_gather_contract): x is the INPUT, the other operands are
+/// WEIGHTs by index; products accumulate piece by piece and round once.
+void _mlir_ciface_tp_rt_all_gather_contract(
+    TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
+    TPRtUnrankedMemRef *axes, int64_t dim, int32_t gatheredLhs,
+    int32_t transposeA, int32_t transposeB, int32_t returnGathered,
+    int32_t algorithm, int64_t chunks);
 
 /// Scalar conversions of f8E4M3FN and f8E5M2 (`dtype`), which LLVM lacks:
 /// the bits of an element to f32, and an f32 to the bits (to nearest even,

@@ -89,6 +89,22 @@ struct MatmulReduceScatterArgs {
   std::string site;
 };
 
+/// all_gather(x, dim) contracted with each of `others` over the gathered dim,
+/// each product accumulated piece by piece as the shards arrive (the weight
+/// gradient of a sequence-parallel layer). Product i is op_a(L) @ op_b(R)
+/// with (L, R) = (G, others[i]) when gatheredLhs, else (others[i], G), where
+/// G is the gathered x; see tp/Runtime/Contract.h for the layouts.
+struct AllGatherContractArgs {
+  const Tensor *x = nullptr;
+  std::vector<const Tensor *> others;
+  int64_t dim = 0;
+  bool gatheredLhs = false;
+  bool transposeA = false, transposeB = false;
+  bool returnGathered = false;
+  Schedule schedule;
+  std::string site;
+};
+
 /// What `Backend::allToAll` makes of an input: the block each rank sends
 /// each member (the split dim cut by the group size) and the result (the
 /// blocks received, side by side along the concat dim).
@@ -152,6 +168,11 @@ public:
   virtual Status matmulReduceScatter(const Group &group,
                                      const MatmulReduceScatterArgs &args,
                                      std::vector<Tensor> &results) = 0;
+  /// Results: the gathered x when args.returnGathered, then one product per
+  /// other operand, each rounded once from a wide accumulator.
+  virtual Status allGatherContract(const Group &group,
+                                   const AllGatherContractArgs &args,
+                                   std::vector<Tensor> &results) = 0;
 };
 
 /// The CPU backend of `rank`: ranks are threads of `world`, GEMMs go through

@@ -247,6 +247,42 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
                                {algorithm, 32},  {chunks, 64}};
         return success();
       })
+      .Case([&](AllGatherContractOp o) {
+        Value x = o.getX();
+        lowering.stage(TP_RT_ROLE_INPUT, x);
+        SmallVector<Value> others(o.getOthers());
+        for (auto [i, other] : llvm::enumerate(others))
+          lowering.stage(TP_RT_ROLE_WEIGHT, other, i);
+        int64_t dim = o.getDim();
+        bool gathered = o.getReturnGathered(), gatheredLhs = o.getGatheredLhs();
+        bool xKLeading = o.isXKLeading(), otherKLeading = o.isOtherKLeading();
+        // A product is [free of the lhs, free of the rhs].
+        auto freeDim = [](Value v, bool kLeading) {
+          return DimRule{v, kLeading ? cast<RankedTensorType>(v.getType())
+                                               .getRank() -
+                                           1
+                                     : 0};
+        };
+        lowering.dimRule = [=](unsigned result, int64_t d) {
+          if (gathered && result == 0)
+            return d == dim ? DimRule{x, d, DimRule::Times, g} : DimRule{x, d};
+          Value other = others[result - (gathered ? 1 : 0)];
+          bool xSide = (d == 0) == gatheredLhs;
+          return xSide ? freeDim(x, xKLeading) : freeDim(other, otherKLeading);
+        };
+        lowering.entry = "tp_rt_all_gather_contract";
+        lowering.hasGroup = true;
+        int32_t algorithm = algorithmCode(o.getAlgorithm());
+        int64_t chunks = o.getChunks().value_or(0);
+        lowering.attributes = {{dim, 64},
+                               {gatheredLhs, 32},
+                               {o.getTransposeA(), 32},
+                               {o.getTransposeB(), 32},
+                               {gathered, 32},
+                               {algorithm, 32},
+                               {chunks, 64}};
+        return success();
+      })
       .Case([&](AllGatherScaledMatmulOp o) {
         Value a = o.getA(), aScale = o.getAScale();
         lowering.stage(TP_RT_ROLE_INPUT, a);
@@ -488,7 +524,7 @@ void tp::registerRuntimeCallBufferization(DialectRegistry &registry) {
     attachModels<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp,
                  MatmulOp, BatchMatmulOp, QuantizeOp, DequantizeOp,
                  ScaledMatmulOp,
-                 AllGatherMatmulOp, AllGatherScaledMatmulOp,
+                 AllGatherMatmulOp, AllGatherScaledMatmulOp, AllGatherContractOp,
                  MatmulReduceScatterOp, ScaledMatmulReduceScatterOp>(context);
   });
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OperandChecks.h"
+#include "tp/Runtime/Contract.h"
 #include "tp/Runtime/MemRefs.h"
 #include "tp/Runtime/Numerics.h"
 #include "tp/Runtime/RankContext.h"
@@ -444,6 +445,45 @@ void _mlir_ciface_tp_rt_all_gather_matmul(
     return call.fail(mismatch);
   std::vector<Tensor> results;
   Status status = call.backend().allGatherMatmul(*group, args, results);
+  call.finish(status, results);
+}
+
+void _mlir_ciface_tp_rt_all_gather_contract(
+    TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
+    TPRtUnrankedMemRef *axes, int64_t dim, int32_t gatheredLhs,
+    int32_t transposeA, int32_t transposeB, int32_t returnGathered,
+    int32_t algorithm, int64_t chunks) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  std::optional<Group> group = call.group(grid, axes);
+  if (!group)
+    return;
+  AllGatherContractArgs args;
+  args.x = call.require(TP_RT_ROLE_INPUT);
+  if (!args.x)
+    return;
+  int others = call.count(TP_RT_ROLE_WEIGHT);
+  for (int i = 0; i < others; ++i) {
+    const Tensor *other = call.require(TP_RT_ROLE_WEIGHT, i);
+    if (!other)
+      return;
+    args.others.push_back(other);
+  }
+  args.dim = dim;
+  args.gatheredLhs = gatheredLhs != 0;
+  args.transposeA = transposeA != 0;
+  args.transposeB = transposeB != 0;
+  args.returnGathered = returnGathered != 0;
+  args.schedule = toSchedule(algorithm, chunks);
+  args.site = call.site;
+  // Shapes only known at run time are checked before any rank moves data.
+  ContractPlan plan;
+  if (Status planned = planContract(args, group->size(), plan);
+      !planned.isOk())
+    return ctx->fail(planned.message());
+  std::vector<Tensor> results;
+  Status status = call.backend().allGatherContract(*group, args, results);
   call.finish(status, results);
 }
 

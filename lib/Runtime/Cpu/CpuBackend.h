@@ -6,6 +6,9 @@
 #include "tp/Runtime/Backend.h"
 #include "tp/Runtime/Trace.h"
 
+#include <functional>
+#include <thread>
+
 namespace tp::rt::cpu {
 
 class CpuBackend final : public Backend {
@@ -34,8 +37,29 @@ public:
   Status matmulReduceScatter(const Group &group,
                              const MatmulReduceScatterArgs &args,
                              std::vector<Tensor> &results) override;
+  Status allGatherContract(const Group &group,
+                           const AllGatherContractArgs &args,
+                           std::vector<Tensor> &results) override;
 
 private:
+  /// Copies slabs [lo, hi) of `origin`'s shard into this rank's gathered
+  /// buffer from what rank `published` published: its shard when
+  /// `fromShard`, else its gathered buffer.
+  using CopyPiece = std::function<void(const void *published, bool fromShard,
+                                       int origin, int64_t lo, int64_t hi)>;
+  /// The communication half of a pipelined all-gather, on its own thread:
+  /// every other rank's shard (cut into `chunks` pieces) in schedule order,
+  /// advancing this rank's progress counter once per piece. This rank's own
+  /// pieces must already be counted. The first error lands in `commStatus`.
+  std::thread gatherInBackground(const Group &group, Exchange &ex, bool ring,
+                                 int chunks, int64_t shardExtent,
+                                 const std::string &site,
+                                 const CopyPiece &copyPiece,
+                                 Status &commStatus);
+  template <typename T>
+  Status runAllGatherContract(const Group &group,
+                              const AllGatherContractArgs &args,
+                              std::vector<Tensor> &results);
   template <typename T>
   Status runAllGatherMatmul(const Group &group, const AllGatherMatmulArgs &args,
                             std::vector<Tensor> &results);

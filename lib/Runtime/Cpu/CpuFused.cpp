@@ -81,6 +81,46 @@ Status CpuBackend::allGatherMatmul(const Group &group,
   return runAllGatherMatmul<float>(group, args, results);
 }
 
+std::thread CpuBackend::gatherInBackground(const Group &group, Exchange &ex,
+                                           bool ring, int chunks,
+                                           int64_t shardExtent,
+                                           const std::string &site,
+                                           const CopyPiece &copyPiece,
+                                           Status &commStatus) {
+  return std::thread([&group, &ex, ring, chunks, shardExtent, &site, copyPiece,
+                      &commStatus, this] {
+    const int g = group.size(), me = group.index;
+    std::atomic<int64_t> &myProgress = *ex.progress[me];
+    for (int step = 1; step < g && commStatus.isOk(); ++step) {
+      int origin = ring ? (me - step + g) % g : (me + step) % g;
+      for (int j = 0; j < chunks && commStatus.isOk(); ++j) {
+        auto [lo, hi] = pieceRange(shardExtent, chunks, j);
+        TraceScope scope(world.trace(), rank, Stream::Comm,
+                         "recv r" + std::to_string(group.member(origin)) +
+                             " piece " + std::to_string(j),
+                         "comm");
+        // Ring: the left neighbour's gathered buffer once it holds the
+        // piece; per_peer: the owner's shard, there from the start.
+        int from = origin;
+        if (ring) {
+          from = (me - 1 + g) % g;
+          int64_t needed = int64_t(step - 1) * chunks + j;
+          commStatus = world.spinFor(
+              [&] {
+                return ex.progress[from]->load(std::memory_order_acquire) >
+                       needed;
+              },
+              site + " waiting for rank " + std::to_string(group.member(from)));
+          if (!commStatus.isOk())
+            break;
+        }
+        copyPiece(ex.published[from], /*fromShard=*/!ring, origin, lo, hi);
+        myProgress.fetch_add(1, std::memory_order_release);
+      }
+    }
+  });
+}
+
 template <typename T>
 Status CpuBackend::runAllGatherMatmul(const Group &group,
                                       const AllGatherMatmulArgs &args,
@@ -168,37 +208,14 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   myProgress.store(chunks, std::memory_order_release);
 
   Status commStatus;
-  std::thread comm([&] {
-    for (int step = 1; step < g && commStatus.isOk(); ++step) {
-      int origin = originOf(step);
-      for (int j = 0; j < chunks && commStatus.isOk(); ++j) {
-        auto [lo, hi] = pieceRange(extL, chunks, j);
-        TraceScope scope(world.trace(), rank, Stream::Comm,
-                         "recv r" + std::to_string(group.member(origin)) +
-                             " piece " + std::to_string(j),
-                         "comm");
-        const GatherBuffers *from;
-        if (ring) {
-          int left = (me - 1 + g) % g;
-          int64_t needed = int64_t(step - 1) * chunks + j;
-          commStatus = world.spinFor(
-              [&] {
-                return ex->progress[left]->load(std::memory_order_acquire) >
-                       needed;
-              },
-              args.site + " waiting for rank " +
-                  std::to_string(group.member(left)));
-          from = static_cast<const GatherBuffers *>(ex->published[left]);
-        } else {
-          from = static_cast<const GatherBuffers *>(ex->published[origin]);
-        }
-        if (!commStatus.isOk())
-          break;
-        copyPiece(*from, /*fromShard=*/!ring, origin, lo, hi);
-        myProgress.fetch_add(1, std::memory_order_release);
-      }
-    }
-  });
+  std::thread comm = gatherInBackground(
+      group, *ex, ring, chunks, extL, args.site,
+      [&](const void *published, bool fromShard, int origin, int64_t lo,
+          int64_t hi) {
+        copyPiece(*static_cast<const GatherBuffers *>(published), fromShard,
+                  origin, lo, hi);
+      },
+      commStatus);
 
   // The gathered A as an operand (scales gathered alongside when they are).
   Operand gatheredA = args.a;

@@ -67,6 +67,30 @@ void cpu::gemm(bool transposeB, int64_t m, int64_t n, int64_t k, const T *a,
            beta, c, ldc);
 }
 
+static void blasGemm(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB, int64_t m,
+                     int64_t n, int64_t k, const float *a, int64_t lda,
+                     const float *b, int64_t ldb, float *c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b, ldb,
+              1.0f, c, ldc);
+}
+static void blasGemm(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB, int64_t m,
+                     int64_t n, int64_t k, const double *a, int64_t lda,
+                     const double *b, int64_t ldb, double *c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, transA, transB, m, n, k, 1.0, a, lda, b, ldb, 1.0,
+              c, ldc);
+}
+
+template <typename T>
+void cpu::gemmAccumulate(bool transposeA, bool transposeB, int64_t m,
+                         int64_t n, int64_t k, const T *a, int64_t lda,
+                         const T *b, int64_t ldb, T *c, int64_t ldc) {
+  if (m == 0 || n == 0 || k == 0)
+    return;
+  blasGemm(transposeA ? CblasTrans : CblasNoTrans,
+           transposeB ? CblasTrans : CblasNoTrans, m, n, k, a, lda, b, ldb, c,
+           ldc);
+}
+
 /// The dequantization factor of element (row, col) of a scaled operand.
 static double scaleAt(const Operand &op, int64_t row, int64_t col,
                       int64_t cols) {
@@ -164,6 +188,12 @@ template void gemm<float>(bool, int64_t, int64_t, int64_t, const float *,
 template void gemm<double>(bool, int64_t, int64_t, int64_t, const double *,
                            int64_t, const double *, int64_t, double *, int64_t,
                            double);
+template void gemmAccumulate<float>(bool, bool, int64_t, int64_t, int64_t,
+                                    const float *, int64_t, const float *,
+                                    int64_t, float *, int64_t);
+template void gemmAccumulate<double>(bool, bool, int64_t, int64_t, int64_t,
+                                     const double *, int64_t, const double *,
+                                     int64_t, double *, int64_t);
 template void loadBlock<float>(const Operand &, int64_t, int64_t, int64_t,
                                int64_t, float *);
 template void loadBlock<double>(const Operand &, int64_t, int64_t, int64_t,

@@ -36,6 +36,13 @@ template <typename T>
 void gemm(bool transposeB, int64_t m, int64_t n, int64_t k, const T *a,
           int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc, T beta);
 
+/// C[M, N] += op(A) @ op(B): A is [M, K] (or [K, M] when transposeA), B is
+/// [K, N] (or [N, K] when transposeB), with leading dimensions.
+template <typename T>
+void gemmAccumulate(bool transposeA, bool transposeB, int64_t m, int64_t n,
+                    int64_t k, const T *a, int64_t lda, const T *b, int64_t ldb,
+                    T *c, int64_t ldc);
+
 /// Rows [row0, row0 + rows) and columns [col0, col0 + cols) of `op` seen as a
 /// [.., cols] matrix, as T (dequantized when scaled). `out` is dense,
 /// rows x cols.

@@ -3,7 +3,7 @@
 // What the CUDA backend decides before it calls CUDA, cuBLASLt or NCCL:
 // pointer alignments and the cuBLASLt preferences they become, where an FP8
 // GEMM's bias is added, the order of a scaled GEMM's fallbacks, which element
-// types the kernels handle, which workspace a stream uses, slots NCCL may
+// types the kernels handle, the GEMM of each K run of an all_gather_contract, which workspace a stream uses, slots NCCL may
 // fill late, and the counters of fallbacks to slower paths. No CUDA header is
 // included, so all of it is tested where there is no GPU
 // (test/Unit/CudaPlanTest.cpp).
@@ -13,6 +13,7 @@
 #ifndef TP_LIB_RUNTIME_CUDA_CUDAPLAN_H
 #define TP_LIB_RUNTIME_CUDA_CUDAPLAN_H
 
+#include "tp/Runtime/Contract.h"
 #include "tp/Runtime/DType.h"
 #include "tp/Runtime/Quantize.h"
 #include "tp/Runtime/Status.h"
@@ -289,6 +290,61 @@ inline Status checkKernelOutput(DType type, const std::string &context) {
                        ": the CUDA backend writes fused results as "
                        "f32, f64, f16 or bf16, not " +
                        std::string(name(type)));
+}
+
+//===----------------------------------------------------------------------===//
+// all_gather_contract
+//===----------------------------------------------------------------------===//
+
+/// One K run's contribution to a contraction product, in LtGemm's row-major
+/// terms: D[m, n] += op(A)[m, k] @ op(B)[k, n], A and B read at element
+/// offsets into the whole operands with their own leading dims.
+struct ContractGemm {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldd = 0;
+  bool transposeA = false, transposeB = false;
+  int64_t offsetA = 0, offsetB = 0;
+};
+
+/// The GEMM of K range [k0, k1) of L @ R (L and R as planContract views
+/// them: a K-leading L is transposed, a K-trailing R is). Row-major dense
+/// operands need no copy: the range starts k0 rows into a K-leading matrix
+/// and k0 columns into a K-trailing one, whose leading dims stay whole.
+inline ContractGemm contractRunGemm(const ContractView &lhs,
+                                    const ContractView &rhs, int64_t k0,
+                                    int64_t k1) {
+  ContractGemm q;
+  q.m = lhs.free;
+  q.n = rhs.free;
+  q.k = k1 - k0;
+  q.transposeA = lhs.kLeading;
+  q.transposeB = !rhs.kLeading;
+  q.lda = lhs.cols();
+  q.ldb = rhs.cols();
+  q.ldd = q.n;
+  q.offsetA = lhs.kLeading ? k0 * lhs.cols() : k0;
+  q.offsetB = rhs.kLeading ? k0 * rhs.cols() : k0;
+  return q;
+}
+
+/// The type a contraction accumulates in: fp32 for f32, bf16 and f16 (one
+/// rounding at the end), f64 for f64; an error naming `site` for any other.
+inline Status contractAccumulator(DType type, const std::string &site,
+                                  DType &accumulator) {
+  switch (type) {
+  case DType::F32:
+  case DType::BF16:
+  case DType::F16:
+    accumulator = DType::F32;
+    return Status::ok();
+  case DType::F64:
+    accumulator = DType::F64;
+    return Status::ok();
+  default:
+    return Status::error(site + ": the CUDA backend contracts f32, f64, f16 "
+                                "and bf16 operands, not " +
+                         std::string(name(type)));
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -16,6 +16,7 @@
 #include "CudaCheck.h"
 #include "LtGemm.h"
 #include "tp/Runtime/Backend.h"
+#include "tp/Runtime/Contract.h"
 
 #include <functional>
 #include <map>
@@ -40,6 +41,29 @@ cudaError_t copySlabs(const void *src, int64_t srcExtent, int64_t srcStart,
                       int64_t count, const Split &s, size_t elementBytes,
                       cudaStream_t stream);
 
+/// How a fused op's gathered operand moves, which is all a transport needs:
+/// the group's shards arrive in `g` steps (step s brings the shard of
+/// originOf(s); step 0 is this rank's own), each cut into `chunks` pieces of
+/// the gathered dim; event s * chunks + j of the rank marks piece j of step
+/// s present in `data`. A second buffer (a gathered scale) may move along.
+struct GatherLayout {
+  int g = 1, me = 0, chunks = 1;
+  bool ring = false;
+  int64_t extL = 0, extG = 0;
+  void *data = nullptr;
+  Split split;
+  size_t elementBytes = 0;
+  void *scale = nullptr; // null: nothing moves along
+  Split scaleSplit;
+  size_t scaleElementBytes = 0;
+
+  /// Ring: shards pass rank to rank, so step s brings the shard of the rank
+  /// s to the left; per_peer: the shard of the rank s to the right.
+  int originOf(int step) const {
+    return ring ? (me - step + g) % g : (me + step) % g;
+  }
+};
+
 /// An all_gather_matmul laid out on the device. Pieces: the group's shards
 /// in `g` steps (step s holds the shard of originOf(s)), each cut into
 /// `chunks` pieces along the gathered dim; event s * chunks + j of the rank
@@ -49,13 +73,47 @@ struct GatherMatmulPlan {
   int64_t dim = 0, extL = 0, extG = 0, k = 0, totalRows = 0, rowsPerSlab = 0;
   bool kSplit = false, scaled = false, gatherScale = false;
   Split local, scaleSplit;
-  size_t elementBytes = 0;
+  size_t elementBytes = 0, scaleElementBytes = 0;
   Tensor gathered, gatheredScale;
   std::vector<Tensor> products;
   std::vector<int64_t> ns;
   /// Gathered A (and scale), A's per-tensor scale, per-B buffers.
   void *dG = nullptr, *dGS = nullptr, *dAScale = nullptr;
   std::vector<void *> dB, dBS, dBias, dD, dAcc;
+
+  /// How dG (and dGS) move under the ring or per_peer schedule.
+  GatherLayout layout(bool ring) const {
+    GatherLayout l;
+    l.g = g;
+    l.me = me;
+    l.chunks = chunks;
+    l.ring = ring;
+    l.extL = extL;
+    l.extG = extG;
+    l.data = dG;
+    l.split = local;
+    l.elementBytes = elementBytes;
+    if (gatherScale) {
+      l.scale = dGS;
+      l.scaleSplit = scaleSplit;
+      l.scaleElementBytes = scaleElementBytes;
+    }
+    return l;
+  }
+};
+
+/// An all_gather_contract laid out on the device: x gathered in gather.data
+/// as an all_gather_matmul gathers A, the other operands in dOther, and one
+/// accumulator per product (fp32, or f64 for f64 operands) that every
+/// arriving piece adds its K runs to; dD holds the rounded products (the
+/// accumulators themselves when no rounding is needed).
+struct ContractDevicePlan {
+  ContractPlan shapes;
+  GatherLayout gather;
+  DType type = DType::F32, accumulator = DType::F32;
+  Tensor gathered;
+  std::vector<Tensor> products;
+  std::vector<void *> dOther, dAcc, dD;
 };
 
 /// A matmul_reduce_scatter laid out on the device: dW holds one fp32 partial
@@ -119,6 +177,12 @@ protected:
                     DType outType, void *d, cudaStream_t stream,
                     const std::string &context, int smCountTarget = 0);
 
+  /// Copies this rank's shard (and scale, when `l.scale`) from the host into
+  /// its place in the gathered buffer on the comm stream and records the
+  /// events of its pieces (step 0).
+  Status placeOwnShard(const GatherLayout &l, const void *shard,
+                       const void *scaleShard, const std::string &context);
+
   /// Uploads B operands, places this rank's shard (and scale) in dG on the
   /// comm stream and records the events of its pieces (step 0).
   Status prepareGatherMatmul(const AllGatherMatmulArgs &args, int groupSize,
@@ -132,6 +196,19 @@ protected:
   Status finishGatherMatmul(const AllGatherMatmulArgs &args,
                             GatherMatmulPlan &plan,
                             std::vector<Tensor> &results);
+
+  /// Plans `args`, uploads the other operands, zeroes the accumulators and
+  /// places this rank's shard of x (step 0).
+  Status prepareContract(const AllGatherContractArgs &args, int groupSize,
+                         int me, bool ring, ContractDevicePlan &plan);
+  /// Enqueues on the compute stream, for every step and piece: wait for its
+  /// event, add each of its K runs' contribution to every accumulator.
+  Status contractGatheredPieces(const AllGatherContractArgs &args,
+                                const ContractDevicePlan &plan);
+  /// Rounds the accumulators once, downloads the products (and the gathered
+  /// x) and fills `results`.
+  Status finishContract(const AllGatherContractArgs &args,
+                        ContractDevicePlan &plan, std::vector<Tensor> &results);
 
   Status prepareReduceScatter(const MatmulReduceScatterArgs &args,
                               int groupSize, int me, ReduceScatterPlan &plan);

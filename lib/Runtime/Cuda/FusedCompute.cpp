@@ -18,6 +18,30 @@ using namespace tp::rt::cuda;
 constexpr auto pieceRange = Schedule::pieceRange;
 
 //===----------------------------------------------------------------------===//
+// Gathered operands
+//===----------------------------------------------------------------------===//
+
+Status CudaRank::placeOwnShard(const GatherLayout &l, const void *shard,
+                               const void *scaleShard,
+                               const std::string &context) {
+  TP_RETURN_IF_ERROR(eventPool(size_t(l.g) * l.chunks, context));
+  auto place = [&](const void *host, void *gathered, const Split &s,
+                   size_t elementBytes) {
+    size_t slab = s.inner * elementBytes;
+    return cudaMemcpy2DAsync(static_cast<uint8_t *>(gathered) +
+                                 l.me * l.extL * slab,
+                             l.extG * slab, host, l.extL * slab, l.extL * slab,
+                             s.outer, cudaMemcpyHostToDevice, comm);
+  };
+  TP_CUDA(place(shard, l.data, l.split, l.elementBytes));
+  if (l.scale)
+    TP_CUDA(place(scaleShard, l.scale, l.scaleSplit, l.scaleElementBytes));
+  for (int j = 0; j < l.chunks; ++j)
+    TP_CUDA(cudaEventRecord(events[j], comm));
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
 // all_gather_matmul
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +84,7 @@ Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
     shape[p.dim] *= p.g;
     p.gatheredScale = Tensor(args.a.scale->dtype(), shape);
     p.scaleSplit = splitAt(args.a.scale->shape(), p.dim);
+    p.scaleElementBytes = byteSize(args.a.scale->dtype());
     TP_RETURN_IF_ERROR(
         buffer("agm.GS", p.gatheredScale.numBytes(), p.dGS, context));
   } else if (p.scaled) {
@@ -68,21 +93,10 @@ Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
   }
   // This rank's shard (and scale) straight into its place in the gathered
   // buffer; its pieces are then ready.
-  TP_RETURN_IF_ERROR(eventPool(size_t(p.g) * p.chunks, context));
-  size_t slab = p.local.inner * p.elementBytes;
-  TP_CUDA(cudaMemcpy2DAsync(static_cast<uint8_t *>(p.dG) + me * p.extL * slab,
-                            p.extG * slab, a.data(), p.extL * slab,
-                            p.extL * slab, p.local.outer,
-                            cudaMemcpyHostToDevice, comm));
-  if (p.gatherScale) {
-    size_t scaleSlab = p.scaleSplit.inner * byteSize(args.a.scale->dtype());
-    TP_CUDA(cudaMemcpy2DAsync(
-        static_cast<uint8_t *>(p.dGS) + me * p.extL * scaleSlab,
-        p.extG * scaleSlab, args.a.scale->data(), p.extL * scaleSlab,
-        p.extL * scaleSlab, p.scaleSplit.outer, cudaMemcpyHostToDevice, comm));
-  }
-  for (int j = 0; j < p.chunks; ++j)
-    TP_CUDA(cudaEventRecord(events[j], comm));
+  TP_RETURN_IF_ERROR(placeOwnShard(p.layout(false), a.data(),
+                                   p.gatherScale ? args.a.scale->data()
+                                                 : nullptr,
+                                   context));
 
   // B operands, biases and products.
   size_t count = args.bs.size();

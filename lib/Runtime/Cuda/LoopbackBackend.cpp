@@ -76,8 +76,15 @@ public:
   Status matmulReduceScatter(const Group &group,
                              const MatmulReduceScatterArgs &args,
                              std::vector<Tensor> &results) override;
+  Status allGatherContract(const Group &group,
+                           const AllGatherContractArgs &args,
+                           std::vector<Tensor> &results) override;
 
 private:
+  /// Copies every other rank's pieces of a gathered buffer into this rank's,
+  /// in schedule order, announcing each (a fused op's communication half).
+  Status gatherPieces(Exchange &ex, const GatherLayout &l,
+                      const std::string &context);
   Status reduce(const Group &group, const Tensor &input, int64_t dim,
                 bool scatter, Reduction reduction, const std::string &site,
                 Tensor &result);
@@ -295,8 +302,7 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
   const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
   GatherMatmulPlan plan;
   TP_RETURN_IF_ERROR(prepareGatherMatmul(args, g, me, plan));
-  const int chunks = plan.chunks;
-  const int64_t extL = plan.extL, extG = plan.extG;
+  const GatherLayout layout = plan.layout(ring);
 
   DevicePublished mine{static_cast<uint8_t *>(plan.dG),
                        static_cast<uint8_t *>(plan.dGS), &events};
@@ -306,43 +312,75 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
                                     (ring ? " (ring) on " : " (per_peer) on ") +
                                     args.a.data->typeString(),
                                 &mine, nullptr, ex));
-  ex->progress[me]->store(chunks, std::memory_order_release);
-  auto originOf = [&](int step) {
-    return ring ? (me - step + g) % g : (me + step) % g;
-  };
+  ex->progress[me]->store(layout.chunks, std::memory_order_release);
 
-  Status status;
-  // Communication: every other rank's pieces, in schedule order (ring: from
-  // the left neighbour once it holds them; per_peer: from their owners).
-  for (int step = 1; step < g && status.isOk(); ++step) {
-    int origin = originOf(step);
-    for (int j = 0; j < chunks && status.isOk(); ++j) {
-      auto [lo, hi] = pieceRange(extL, chunks, j);
-      int from = ring ? (me - 1 + g) % g : origin;
-      int64_t needed = ring ? int64_t(step - 1) * chunks + j : j;
-      status = waitPeer(*ex, from, needed, comm, context);
-      if (!status.isOk())
-        break;
-      auto *peer = static_cast<const DevicePublished *>(ex->published[from]);
-      int64_t at = origin * extL + lo;
-      status = check(copySlabs(peer->data, extG, at, plan.dG, extG, at, hi - lo,
-                               plan.local, plan.elementBytes, comm),
-                     "cudaMemcpy2DAsync", context);
-      if (status.isOk() && plan.gatherScale)
-        status = check(copySlabs(peer->scale, extG, at, plan.dGS, extG, at,
-                                 hi - lo, plan.scaleSplit,
-                                 byteSize(args.a.scale->dtype()), comm),
-                       "cudaMemcpy2DAsync", context);
-      if (status.isOk())
-        status = announce(*ex, me, int64_t(step) * chunks + j, comm, context);
-    }
-  }
+  Status status = gatherPieces(*ex, layout, context);
   if (status.isOk())
-    status = multiplyGatheredPieces(args, plan, originOf);
+    status = multiplyGatheredPieces(
+        args, plan, [&](int step) { return layout.originOf(step); });
   if (status.isOk())
     status = synchronize(compute, context);
   TP_RETURN_IF_ERROR(finish(group, ex, status));
   return finishGatherMatmul(args, plan, results);
+}
+
+Status LoopbackBackend::gatherPieces(Exchange &ex, const GatherLayout &l,
+                                     const std::string &context) {
+  // Every other rank's pieces, in schedule order (ring: from the left
+  // neighbour once it holds them; per_peer: from their owners).
+  for (int step = 1; step < l.g; ++step) {
+    int origin = l.originOf(step);
+    for (int j = 0; j < l.chunks; ++j) {
+      auto [lo, hi] = pieceRange(l.extL, l.chunks, j);
+      int from = l.ring ? (l.me - 1 + l.g) % l.g : origin;
+      int64_t needed = l.ring ? int64_t(step - 1) * l.chunks + j : j;
+      TP_RETURN_IF_ERROR(waitPeer(ex, from, needed, comm, context));
+      auto *peer = static_cast<const DevicePublished *>(ex.published[from]);
+      int64_t at = origin * l.extL + lo;
+      TP_RETURN_IF_ERROR(
+          check(copySlabs(peer->data, l.extG, at, l.data, l.extG, at, hi - lo,
+                          l.split, l.elementBytes, comm),
+                "cudaMemcpy2DAsync", context));
+      if (l.scale)
+        TP_RETURN_IF_ERROR(check(copySlabs(peer->scale, l.extG, at, l.scale,
+                                           l.extG, at, hi - lo, l.scaleSplit,
+                                           l.scaleElementBytes, comm),
+                                 "cudaMemcpy2DAsync", context));
+      TP_RETURN_IF_ERROR(
+          announce(ex, l.me, int64_t(step) * l.chunks + j, comm, context));
+    }
+  }
+  return Status::ok();
+}
+
+Status LoopbackBackend::allGatherContract(const Group &group,
+                                          const AllGatherContractArgs &args,
+                                          std::vector<Tensor> &results) {
+  const std::string &context = args.site;
+  const int g = group.size(), me = group.index;
+  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  ContractDevicePlan plan;
+  TP_RETURN_IF_ERROR(prepareContract(args, g, me, ring, plan));
+
+  std::string operands = args.x->typeString();
+  for (const Tensor *other : args.others)
+    operands += " " + other->typeString();
+  DevicePublished mine{static_cast<uint8_t *>(plan.gather.data), nullptr,
+                       &events};
+  std::shared_ptr<Exchange> ex;
+  TP_RETURN_IF_ERROR(world.join(
+      group,
+      context + (ring ? " (ring) on " : " (per_peer) on ") + operands, &mine,
+      nullptr, ex));
+  ex->progress[me]->store(plan.gather.chunks, std::memory_order_release);
+
+  Status status = gatherPieces(*ex, plan.gather, context);
+  if (status.isOk())
+    status = contractGatheredPieces(args, plan);
+  if (status.isOk())
+    status = synchronize(compute, context);
+  TP_RETURN_IF_ERROR(finish(group, ex, status));
+  return finishContract(args, plan, results);
 }
 
 Status LoopbackBackend::matmulReduceScatter(const Group &group,

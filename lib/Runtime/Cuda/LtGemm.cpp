@@ -73,6 +73,7 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
           int(p.aType),
           int(p.bType),
           int(p.dType),
+          p.transposeA,
           p.transposeB,
           p.aScale != nullptr,
           p.rowWise,
@@ -94,9 +95,9 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
       p.dType == DType::F64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
   cudaDataType_t scaleType = p.dType == DType::F64 ? CUDA_R_64F : CUDA_R_32F;
   TP_CUDA(cublasLtMatmulDescCreate(&plan.desc, compute, scaleType));
-  // Column-major view: D^T[N, M] = op(B)^T [N, K] x A^T [K, M].
+  // Column-major view: D^T[N, M] = op(B)^T [N, K] x op(A)^T [K, M].
   cublasOperation_t opB = p.transposeB ? CUBLAS_OP_T : CUBLAS_OP_N;
-  cublasOperation_t opA = CUBLAS_OP_N;
+  cublasOperation_t opA = p.transposeA ? CUBLAS_OP_T : CUBLAS_OP_N;
   TP_CUDA(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA,
                                          &opB, sizeof(opB)));
   TP_CUDA(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB,
@@ -129,8 +130,11 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
   TP_CUDA(cublasLtMatrixLayoutCreate(&plan.layoutB, toCudaType(p.bType),
                                      p.transposeB ? p.k : p.n,
                                      p.transposeB ? p.n : p.k, p.ldb));
-  TP_CUDA(cublasLtMatrixLayoutCreate(&plan.layoutA, toCudaType(p.aType), p.k,
-                                     p.m, p.lda));
+  // A (cuBLAS B): [M, K] row-major is column-major [K, M] with ld K, or with
+  // transposeA [K, M] row-major is column-major [M, K] with ld M.
+  TP_CUDA(cublasLtMatrixLayoutCreate(&plan.layoutA, toCudaType(p.aType),
+                                     p.transposeA ? p.m : p.k,
+                                     p.transposeA ? p.k : p.m, p.lda));
   TP_CUDA(cublasLtMatrixLayoutCreate(&plan.layoutD, toCudaType(p.dType), p.n,
                                      p.m, p.ldd));
   if (p.batch > 1) {

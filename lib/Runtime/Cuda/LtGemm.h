@@ -1,6 +1,6 @@
 //===- LtGemm.h - row-major GEMMs through cuBLASLt --------------*- C++ -*-===//
 //
-// D[M, N] = scaleA * scaleB * (A[M, K] @ op(B)) + beta * D (+ bias[N]) on row-
+// D[M, N] = scaleA * scaleB * (op(A) @ op(B)) + beta * D (+ bias[N]) on row-
 // major operands, optionally batched over A's leading dims with B broadcast.
 // cuBLASLt is column-major, so it computes D^T = op(B)^T A^T: our B is its
 // first operand. FP8 needs the "TN" layout, i.e. B given as [N, K].
@@ -30,7 +30,9 @@ struct GemmProblem {
   int64_t batch = 1, strideA = 0, strideD = 0;
   int64_t lda = 0, ldb = 0, ldd = 0;
   DType aType = DType::F32, bType = DType::F32, dType = DType::F32;
-  bool transposeB = false;
+  /// A stored [K, M] (ld lda >= M) rather than [M, K]; B stored [N, K]
+  /// rather than [K, N].
+  bool transposeA = false, transposeB = false;
   /// FP8 scales: device fp32 pointers; per-tensor (one value) or outer vector
   /// (one per row of A / of B) when rowWise.
   const float *aScale = nullptr, *bScale = nullptr;
@@ -96,7 +98,7 @@ private:
   };
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          int64_t, int64_t, int64_t, int, int, int, bool, bool,
-                         bool, bool, bool, int, int, int, int>;
+                         bool, bool, bool, bool, int, int, int, int>;
   Status plan(const GemmProblem &problem, Plan *&result,
               const std::string &context);
   Status workspaceFor(cudaStream_t stream, void *&workspace,

@@ -110,6 +110,9 @@ public:
   Status matmulReduceScatter(const Group &group,
                              const MatmulReduceScatterArgs &args,
                              std::vector<Tensor> &results) override;
+  Status allGatherContract(const Group &group,
+                           const AllGatherContractArgs &args,
+                           std::vector<Tensor> &results) override;
 
 protected:
   Status synchronize(cudaStream_t stream, const std::string &context) override;
@@ -131,6 +134,11 @@ private:
   Status sendRecv(ncclComm_t nc, const Piece &send, int to, const Piece &recv,
                   int from, void *sendStage, void *recvStage,
                   const std::string &context);
+  /// On the comm stream: brings every other rank's pieces of a gathered
+  /// buffer into this rank's, in the same order on every rank, recording
+  /// each piece's event (a fused op's communication half).
+  Status gatherPieces(ncclComm_t nc, const GatherLayout &l,
+                      const std::string &context);
 
   NcclRankSetup setup;
   ncclComm_t world = nullptr;
@@ -518,6 +526,60 @@ Status NcclBackend::allToAll(const Group &group, const Tensor &input,
 // Fused schedules
 //===----------------------------------------------------------------------===//
 
+Status NcclBackend::gatherPieces(ncclComm_t nc, const GatherLayout &l,
+                                 const std::string &context) {
+  // Piece j of `origin`'s shard in the gathered buffer (or its scale).
+  auto piece = [&](bool scale, int origin, int j) {
+    auto [lo, hi] = pieceRange(l.extL, l.chunks, j);
+    const Split &s = scale ? l.scaleSplit : l.split;
+    size_t slab = s.inner * (scale ? l.scaleElementBytes : l.elementBytes);
+    Piece p;
+    p.at = static_cast<uint8_t *>(scale ? l.scale : l.data) +
+           (origin * l.extL + lo) * slab;
+    p.width = (hi - lo) * slab;
+    p.pitch = l.extG * slab;
+    p.rows = s.outer;
+    return p;
+  };
+  // Staging for pieces that are not contiguous: a whole shard is the most
+  // a piece (of the data or of its scale) can be.
+  void *sendStage = nullptr, *recvStage = nullptr;
+  if (!piece(false, 0, 0).contiguous() ||
+      (l.scale && !piece(true, 0, 0).contiguous())) {
+    auto shardBytes = [&](const Split &s, size_t elementBytes) {
+      return size_t(s.outer * l.extL * s.inner) * elementBytes;
+    };
+    size_t most = std::max(shardBytes(l.split, l.elementBytes),
+                           l.scale ? shardBytes(l.scaleSplit,
+                                                l.scaleElementBytes)
+                                   : size_t(0));
+    TP_RETURN_IF_ERROR(buffer("gather.send", most, sendStage, context));
+    TP_RETURN_IF_ERROR(buffer("gather.recv", most, recvStage, context));
+  }
+
+  // Ring: pass on what arrived last step to the right, take the next shard
+  // from the left. Per-peer: send this rank's piece to the rank `step` to
+  // the left, take the piece of the rank `step` to the right.
+  const int g = l.g, me = l.me;
+  for (int step = 1; step < g; ++step) {
+    int sendOrigin = l.ring ? l.originOf(step - 1) : me;
+    int to = l.ring ? (me + 1) % g : (me - step + g) % g;
+    int recvOrigin = l.originOf(step);
+    int from = l.ring ? (me - 1 + g) % g : recvOrigin;
+    for (int j = 0; j < l.chunks; ++j) {
+      TP_RETURN_IF_ERROR(sendRecv(nc, piece(false, sendOrigin, j), to,
+                                  piece(false, recvOrigin, j), from, sendStage,
+                                  recvStage, context));
+      if (l.scale)
+        TP_RETURN_IF_ERROR(sendRecv(nc, piece(true, sendOrigin, j), to,
+                                    piece(true, recvOrigin, j), from, sendStage,
+                                    recvStage, context));
+      TP_CUDA(cudaEventRecord(events[step * l.chunks + j], comm));
+    }
+  }
+  return Status::ok();
+}
+
 Status NcclBackend::allGatherMatmul(const Group &group,
                                     const AllGatherMatmulArgs &args,
                                     std::vector<Tensor> &results) {
@@ -528,59 +590,30 @@ Status NcclBackend::allGatherMatmul(const Group &group,
   TP_RETURN_IF_ERROR(communicator(group, context, nc));
   GatherMatmulPlan plan;
   TP_RETURN_IF_ERROR(prepareGatherMatmul(args, g, me, plan));
-  const int chunks = plan.chunks;
-  auto originOf = [&](int step) {
-    return ring ? (me - step + g) % g : (me + step) % g;
-  };
-  // Piece j of `origin`'s shard in the gathered buffer (or its scale).
-  auto piece = [&](bool scale, int origin, int j) {
-    auto [lo, hi] = pieceRange(plan.extL, chunks, j);
-    const Split &s = scale ? plan.scaleSplit : plan.local;
-    size_t slab =
-        s.inner * (scale ? byteSize(args.a.scale->dtype()) : plan.elementBytes);
-    Piece p;
-    p.at = static_cast<uint8_t *>(scale ? plan.dGS : plan.dG) +
-           (origin * plan.extL + lo) * slab;
-    p.width = (hi - lo) * slab;
-    p.pitch = plan.extG * slab;
-    p.rows = s.outer;
-    return p;
-  };
-  // Staging for pieces that are not contiguous: a whole shard is the most
-  // a piece (of A or of its scale) can be.
-  void *sendStage = nullptr, *recvStage = nullptr;
-  if (!piece(false, 0, 0).contiguous() ||
-      (plan.gatherScale && !piece(true, 0, 0).contiguous())) {
-    size_t most = std::max(args.a.data->numBytes(),
-                           plan.gatherScale ? size_t(args.a.scale->numBytes())
-                                            : size_t(0));
-    TP_RETURN_IF_ERROR(buffer("agm.send", most, sendStage, context));
-    TP_RETURN_IF_ERROR(buffer("agm.recv", most, recvStage, context));
-  }
-
-  // Communication, in the same order on every rank. Ring: pass on what
-  // arrived last step to the right, take the next shard from the left.
-  // Per-peer: send this rank's piece to the rank `step` to the left, take
-  // the piece of the rank `step` to the right.
-  for (int step = 1; step < g; ++step) {
-    int sendOrigin = ring ? originOf(step - 1) : me;
-    int to = ring ? (me + 1) % g : (me - step + g) % g;
-    int recvOrigin = originOf(step);
-    int from = ring ? (me - 1 + g) % g : recvOrigin;
-    for (int j = 0; j < chunks; ++j) {
-      TP_RETURN_IF_ERROR(sendRecv(nc, piece(false, sendOrigin, j), to,
-                                  piece(false, recvOrigin, j), from, sendStage,
-                                  recvStage, context));
-      if (plan.gatherScale)
-        TP_RETURN_IF_ERROR(sendRecv(nc, piece(true, sendOrigin, j), to,
-                                    piece(true, recvOrigin, j), from, sendStage,
-                                    recvStage, context));
-      TP_CUDA(cudaEventRecord(events[step * chunks + j], comm));
-    }
-  }
-  TP_RETURN_IF_ERROR(multiplyGatheredPieces(args, plan, originOf));
+  const GatherLayout layout = plan.layout(ring);
+  TP_RETURN_IF_ERROR(gatherPieces(nc, layout, context));
+  TP_RETURN_IF_ERROR(multiplyGatheredPieces(
+      args, plan, [&](int step) { return layout.originOf(step); }));
   TP_RETURN_IF_ERROR(synchronize(comm, context));
   return finishGatherMatmul(args, plan, results);
+}
+
+Status NcclBackend::allGatherContract(const Group &group,
+                                      const AllGatherContractArgs &args,
+                                      std::vector<Tensor> &results) {
+  std::string context = args.site + " on " + args.x->typeString();
+  for (const Tensor *other : args.others)
+    context += " " + other->typeString();
+  const int g = group.size(), me = group.index;
+  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  ncclComm_t nc;
+  TP_RETURN_IF_ERROR(communicator(group, context, nc));
+  ContractDevicePlan plan;
+  TP_RETURN_IF_ERROR(prepareContract(args, g, me, ring, plan));
+  TP_RETURN_IF_ERROR(gatherPieces(nc, plan.gather, context));
+  TP_RETURN_IF_ERROR(contractGatheredPieces(args, plan));
+  TP_RETURN_IF_ERROR(synchronize(comm, context));
+  return finishContract(args, plan, results);
 }
 
 Status NcclBackend::matmulReduceScatter(const Group &group,

@@ -108,3 +108,33 @@ func.func @quantize_row_wise(%x: tensor<4x?xf32>) -> (tensor<4x?xf8E4M3FN>, tens
   %q, %s = tp.quantize %x row_wise : tensor<4x?xf32> -> tensor<4x?xf8E4M3FN>, tensor<4x?xf32>
   return %q, %s : tensor<4x?xf8E4M3FN>, tensor<4x?xf32>
 }
+
+// -----
+
+// tp.all_gather_contract: x is the input, each other operand a weight; the
+// product is [free of the lhs, free of the rhs], here x's rows by B's
+// columns, both dynamic. Attributes: dim, gathered_lhs, transpose_a,
+// transpose_b, return_gathered, algorithm (1: ring), chunks.
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @contract_dynamic(
+// CHECK-SAME:    %[[CTX:.*]]: !llvm.ptr {tp.rank_context}, %[[A:.*]]: memref<?x4xf32, {{.*}}>, %[[B:.*]]: memref<16x?xf32, {{.*}}>)
+// CHECK:         %[[GM:.*]] = memref.dim %[[A]], %{{.*}}
+// CHECK:         %[[G:.*]] = memref.alloc(%[[GM]]) {{.*}} : memref<?x16xf32>
+// CHECK:         %[[PM:.*]] = memref.dim %[[A]], %{{.*}}
+// CHECK:         %[[PN:.*]] = memref.dim %[[B]], %{{.*}}
+// CHECK:         %[[P:.*]] = memref.alloc(%[[PM]], %[[PN]]) {{.*}} : memref<?x?xf32>
+// CHECK:           %[[DIM:.*]] = arith.constant 1 : i64
+// CHECK-NEXT:      %[[LHS:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:      %[[TA:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[TB:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[RG:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:      %[[RING:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:      %[[CHUNKS:.*]] = arith.constant 3 : i64
+// CHECK-NEXT:      func.call @tp_rt_all_gather_contract(%[[CTX]], %{{.*}}, %{{.*}}, %{{.*}}, %[[DIM]], %[[LHS]], %[[TA]], %[[TB]], %[[RG]], %[[RING]], %[[CHUNKS]])
+// CHECK:         return %[[G]], %[[P]]
+func.func @contract_dynamic(%a: tensor<?x4xf32>, %b: tensor<16x?xf32>) -> (tensor<?x16xf32>, tensor<?x?xf32>) {
+  %g, %p = tp.all_gather_contract %a, [%b] on @tp axes = [0] dim = 1 gathered_lhs return_gathered {algorithm = #tp.algorithm<ring>, chunks = 3 : i64}
+      : (tensor<?x4xf32>, tensor<16x?xf32>) -> (tensor<?x16xf32>, tensor<?x?xf32>)
+  return %g, %p : tensor<?x16xf32>, tensor<?x?xf32>
+}

@@ -256,12 +256,85 @@ func.func @main(%x: {x}, %wg: {wg}, %wu: {wg}, %wd: {wd}, %bd: {b}) -> {y} {{
 }}"""
 
 
+# Weight gradients (tp.all_gather_contract): the gathered value contracted
+# over the gathered dim.
+def _transpose(name, src, shape, dt):
+    out = t(shape, dt)
+    return (f"  %e_{name} = tensor.empty() : {out}\n"
+            f"  %{name} = linalg.transpose ins(%{src} : {t(shape[::-1], dt)}) "
+            f"outs(%e_{name} : {out}) permutation = [1, 0]\n")
+
+
+def agc_wgrad(g, dt):
+    """dW = dY^T . all_gather(x): the gathered value as B."""
+    x, gx, dy, dw = t([R, K], dt), t([R * g, K], dt), t([R * g, N], dt), t([N, K], dt)
+    return f"""
+func.func @main(%x: {x}, %dy: {dy}) -> {dw} {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : {x} -> {gx}
+{_transpose("dyt", "dy", [N, R * g], dt)}  %dw = tp.matmul %dyt, %g : {t([N, R * g], dt)}, {gx} -> {dw}
+  return %dw : {dw}
+}}"""
+
+
+def agc_transposed_a(g, dt):
+    """all_gather(dy)^T . a: the gathered value as a transposed A."""
+    x, gx, a, dw = t([R, N], dt), t([R * g, N], dt), t([R * g, K], dt), t([N, K], dt)
+    return f"""
+func.func @main(%x: {x}, %a: {a}) -> {dw} {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : {x} -> {gx}
+{_transpose("gt", "g", [N, R * g], dt)}  %dw = tp.matmul %gt, %a : {t([N, R * g], dt)}, {a} -> {dw}
+  return %dw : {dw}
+}}"""
+
+
+def agc_ksplit_b(g, dt):
+    """a . all_gather(w, K)^T with B given as [N, K]."""
+    x, gx, a, y = t([N, 8], dt), t([N, 8 * g], dt), t([R, 8 * g], dt), t([R, N], dt)
+    return f"""
+func.func @main(%x: {x}, %a: {a}) -> {y} {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : {x} -> {gx}
+  %y = tp.matmul %a, %g transpose_b : {a}, {gx} -> {y}
+  return %y : {y}
+}}"""
+
+
+def agc_seq3d(g, dt):
+    """[B, S, K] activations gathered along S, collapsed, three gradients."""
+    x, gx, c = t([B, S, K], dt), t([B, S * g, K], dt), t([B * S * g, K], dt)
+    dy, dw = t([B * S * g, N], dt), t([N, K], dt)
+    grads = "".join(
+        _transpose(f"t{i}", f"d{i}", [N, B * S * g], dt)
+        + f"  %w{i} = tp.matmul %t{i}, %c : {t([N, B * S * g], dt)}, {c} -> {dw}\n"
+        for i in range(3))
+    return f"""
+func.func @main(%x: {x}, %d0: {dy}, %d1: {dy}, %d2: {dy}) -> ({dw}, {dw}, {dw}) {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : {x} -> {gx}
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : {gx} into {c}
+{grads}  return %w0, %w1, %w2 : {dw}, {dw}, {dw}
+}}"""
+
+
+def agc_seqfirst(g, dt):
+    """[S, B, K] activations gathered along S (dim 0), transposed A."""
+    x, gx, c = t([S, B, K], dt), t([S * g, B, K], dt), t([S * g * B, K], dt)
+    dy, dw = t([S * g * B, N], dt), t([K, N], dt)
+    return f"""
+func.func @main(%x: {x}, %dy: {dy}) -> {dw} {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : {x} -> {gx}
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : {gx} into {c}
+{_transpose("ct", "c", [K, S * g * B], dt)}  %dw = tp.matmul %ct, %dy : {t([K, S * g * B], dt)}, {dy} -> {dw}
+  return %dw : {dw}
+}}"""
+
+
 PATTERNS = {
     "ag_matmul": ag_matmul, "ag_matmul_bias_t": ag_matmul_bias_t, "ag_kdim": ag_kdim,
     "ag_reshape_seq": ag_reshape_seq, "ag_bmm": ag_bmm, "ag_multi_partial": ag_multi_partial,
     "rs_matmul": rs_matmul, "rs_lastdim_avg": rs_lastdim_avg, "rs_reshape_bias": rs_reshape_bias,
     "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
     "linear_mlp": linear_mlp,
+    "agc_wgrad": agc_wgrad, "agc_transposed_a": agc_transposed_a,
+    "agc_ksplit_b": agc_ksplit_b, "agc_seq3d": agc_seq3d, "agc_seqfirst": agc_seqfirst,
 }
 for _mode in SCALES:
     PATTERNS[f"sc_ag_{_mode}"] = sc_ag(_mode)

@@ -11,10 +11,6 @@ using namespace mlir;
 using namespace mlir::tp;
 using namespace mlir::tp::rules;
 
-static std::string indexed(StringRef name, unsigned i) {
-  return (name + "[" + Twine(i) + "]").str();
-}
-
 /// `bias_mask` has one entry per B and as many set entries as biases.
 static LogicalResult verifyBiasMask(Operation *op, ArrayRef<bool> mask,
                                     size_t numBs, size_t numBiases) {
@@ -35,28 +31,6 @@ static Value biasOf(ArrayRef<bool> mask, OperandRange biases, unsigned i) {
   if (i >= mask.size() || !mask[i])
     return {};
   return biases[llvm::count(mask.take_front(i), true)];
-}
-
-static LogicalResult verifyResultCount(Operation *op, size_t expected,
-                                       StringRef what) {
-  if (op->getNumResults() == expected)
-    return success();
-  return op->emitOpError("expected ") << expected << " results (" << what
-                                      << "), got " << op->getNumResults();
-}
-
-/// `type` (operand `name`) gathered along `dim` over a group of `groupSize`.
-static FailureOr<RankedTensorType> withDimScaled(Operation *op, StringRef name,
-                                                 RankedTensorType type,
-                                                 int64_t dim,
-                                                 int64_t groupSize) {
-  SmallVector<int64_t> shape(type.getShape());
-  FailureOr<int64_t> scaled =
-      scaleExtentChecked(op, name, dim, shape[dim], groupSize);
-  if (failed(scaled))
-    return failure();
-  shape[dim] = *scaled;
-  return RankedTensorType::get(shape, type.getElementType());
 }
 
 static LogicalResult verifyFloatResult(Operation *op, StringRef name,

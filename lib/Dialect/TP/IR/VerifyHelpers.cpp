@@ -245,6 +245,32 @@ rules::inferProductShape(function_ref<InFlightDiagnostic()> emitError,
   return shape;
 }
 
+std::string rules::indexed(StringRef name, unsigned i) {
+  return (name + "[" + Twine(i) + "]").str();
+}
+
+LogicalResult rules::verifyResultCount(Operation *op, size_t expected,
+                                       StringRef what) {
+  if (op->getNumResults() == expected)
+    return success();
+  return op->emitOpError("expected ") << expected << " results (" << what
+                                      << "), got " << op->getNumResults();
+}
+
+/// `type` (operand `name`) gathered along `dim` over a group of `groupSize`.
+FailureOr<RankedTensorType> rules::withDimScaled(Operation *op, StringRef name,
+                                                 RankedTensorType type,
+                                                 int64_t dim,
+                                                 int64_t groupSize) {
+  SmallVector<int64_t> shape(type.getShape());
+  FailureOr<int64_t> scaled =
+      scaleExtentChecked(op, name, dim, shape[dim], groupSize);
+  if (failed(scaled))
+    return failure();
+  shape[dim] = *scaled;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
 LogicalResult rules::verifyTypeIs(Operation *op, StringRef name,
                                   RankedTensorType actual,
                                   ArrayRef<int64_t> shape, Type elementType,

@@ -56,6 +56,17 @@ inferProductShape(function_ref<InFlightDiagnostic()> emitError, StringRef aName,
                   RankedTensorType a, StringRef bName, RankedTensorType b,
                   bool transposeB);
 
+/// `name[i]`, for messages about one of a variadic operand group.
+std::string indexed(StringRef name, unsigned i);
+
+/// The op has `expected` results (described by `what`).
+LogicalResult verifyResultCount(Operation *op, size_t expected, StringRef what);
+
+/// `type` (operand `name`) gathered along `dim` over a group of `groupSize`.
+FailureOr<RankedTensorType> withDimScaled(Operation *op, StringRef name,
+                                          RankedTensorType type, int64_t dim,
+                                          int64_t groupSize);
+
 /// `actual` must be `expected` (shape and element type).
 LogicalResult verifyTypeIs(Operation *op, StringRef name,
                            RankedTensorType actual, ArrayRef<int64_t> shape,

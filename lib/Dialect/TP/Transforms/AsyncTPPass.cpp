@@ -90,31 +90,51 @@ static SmallVector<OpOperand *> usesThroughReshapes(Value value) {
 }
 
 /// The GEMM an all-gather feeds (its matmuls' N summed, as one fused op
-/// runs them), if every shape involved is static.
+/// runs them), if every shape involved is static. Weight gradients
+/// (contractions over the gathered dim) are modelled as a gather of the
+/// shard's K-rows: the bytes moved and the FLOPs per piece are the same.
 static std::optional<CollectiveMatmulShape> shapeOf(AllGatherOp op) {
   std::optional<int64_t> groupSize = getStaticGroupSize(op);
   RankedTensorType input = op.getInput().getType();
-  if (!groupSize || !input.hasStaticShape() || input.getRank() < 2 ||
-      static_cast<int64_t>(op.getDim()) == input.getRank() - 1)
+  if (!groupSize || !input.hasStaticShape() || input.getRank() < 2)
     return std::nullopt;
   CollectiveMatmulShape shape;
   shape.gather = true;
   shape.groupSize = *groupSize;
-  shape.k = input.getShape().back();
-  shape.rowsPerRank = input.getNumElements() / std::max<int64_t>(shape.k, 1);
   shape.elementBytes =
       std::max<int64_t>(1, input.getElementTypeBitWidth() / 8);
   shape.gemmType = gemmTypeOf(input.getElementType());
-  for (OpOperand *use : usesThroughReshapes(op.getResult())) {
-    Operation *user = use->getOwner();
-    if (use->getOperandNumber() != 0 ||
-        !isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp>(user))
-      continue;
-    auto product = cast<RankedTensorType>(user->getResult(0).getType());
-    if (!product.hasStaticShape())
-      return std::nullopt;
-    shape.n += product.getShape().back();
+  auto rowsOf = [&](int64_t width) {
+    shape.k = width;
+    shape.rowsPerRank = input.getNumElements() / std::max<int64_t>(width, 1);
+  };
+  int64_t dim = op.getDim();
+  if (dim != input.getRank() - 1) {
+    rowsOf(input.getShape().back());
+    for (OpOperand *use : usesThroughReshapes(op.getResult())) {
+      Operation *user = use->getOwner();
+      if (use->getOperandNumber() != 0 ||
+          !isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp>(user))
+        continue;
+      auto product = cast<RankedTensorType>(user->getResult(0).getType());
+      if (!product.hasStaticShape())
+        return std::nullopt;
+      shape.n += product.getShape().back();
+    }
+    if (shape.n > 0)
+      return shape;
   }
+  // x's free dim: the last of a 3-D x, else the 2-D x's other dim.
+  int64_t free = input.getRank() == 3 ? input.getDimSize(2)
+                                      : input.getDimSize(1 - std::min<int64_t>(dim, 1));
+  rowsOf(free);
+  int64_t productElements = 0;
+  for (MatmulOp matmul : contractionsOfGather(op)) {
+    if (!matmul.getType().hasStaticShape())
+      return std::nullopt;
+    productElements += matmul.getType().getNumElements();
+  }
+  shape.n = productElements / std::max<int64_t>(free, 1);
   if (shape.n == 0)
     return std::nullopt;
   return shape;
@@ -167,6 +187,7 @@ static std::string describePrediction(const SchedulePrediction &p) {
 struct FusionCounts {
   unsigned allGatherMatmul = 0, matmulReduceScatter = 0;
   unsigned allGatherScaledMatmul = 0, scaledMatmulReduceScatter = 0;
+  unsigned allGatherContract = 0;
   unsigned fusedConsumers = 0, missed = 0;
 
   void add(Operation *fused) {
@@ -178,6 +199,8 @@ struct FusionCounts {
     } else if (auto op = dyn_cast<AllGatherScaledMatmulOp>(fused)) {
       ++allGatherScaledMatmul;
       fusedConsumers += op.getBs().size();
+    } else if (isa<AllGatherContractOp>(fused)) {
+      ++allGatherContract;
     } else if (isa<MatmulReduceScatterOp>(fused)) {
       ++matmulReduceScatter;
     } else if (isa<ScaledMatmulReduceScatterOp>(fused)) {
@@ -356,7 +379,8 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
           << counts.matmulReduceScatter << " matmul-reduce-scatter, "
           << counts.allGatherScaledMatmul << " all-gather-scaled-matmul, "
           << counts.scaledMatmulReduceScatter
-          << " scaled-matmul-reduce-scatter, " << counts.missed
+          << " scaled-matmul-reduce-scatter, " << counts.allGatherContract
+          << " all-gather-contract, " << counts.missed
           << " collectives left unfused";
   }
 };

@@ -322,6 +322,34 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
   ConsumerList group = consumers.empty()
                            ? ConsumerList()
                            : chooseGroup(std::move(consumers), misses);
+  // With no use taking the gathered value as A, it may be contracted over
+  // the gathered dim instead (weight gradients). Its reasons replace the
+  // A-form's for the uses it examined; the uses it absorbed are gone.
+  Operation *contractFused = nullptr;
+  if (group.empty()) {
+    ContractFusion contract = fuseAllGatherContract(rewriter, ag);
+    contractFused = contract.fused;
+    SmallVector<Miss> kept;
+    for (Miss &miss : misses) {
+      if (contract.absorbed.contains(miss.user))
+        continue;
+      if (auto it = contract.whyNot.find(miss.user); it != contract.whyNot.end())
+        miss.why = it->second;
+      kept.push_back(std::move(miss));
+    }
+    misses = std::move(kept);
+  } else {
+    // The fused op returns the gathered value; a contraction over the
+    // gathered dim reads it there, the gather already overlapped.
+    for (Miss &miss : misses)
+      for (OpOperand &use : ag->getUses())
+        if (isContractionOfGather(ag, use) &&
+            (use.getOwner() == miss.user ||
+             llvm::is_contained(use.getOwner()->getUsers(), miss.user)))
+          miss.why = "it contracts the gathered value over the gathered dim "
+                     "and reads it from the fused op, whose gather already "
+                     "overlaps the other consumers' GEMMs";
+  }
   llvm::stable_sort(misses, [&](const Miss &x, const Miss &y) {
     return inBlockOrder(x.user, y.user);
   });
@@ -331,8 +359,14 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
   bool anyBlocked =
       llvm::any_of(misses, [](const Miss &m) { return m.blocksAMatmul; });
   for (Miss &miss : misses)
-    if (miss.blocksAMatmul || (!anyBlocked && group.empty()))
-      report.misses.push_back(std::move(miss.why));
+    if (miss.blocksAMatmul ||
+        (!anyBlocked && group.empty() && !contractFused))
+      if (!llvm::is_contained(report.misses, miss.why))
+        report.misses.push_back(std::move(miss.why));
+  if (contractFused) {
+    report.fused = contractFused;
+    return report;
+  }
   if (group.empty())
     return report;
 

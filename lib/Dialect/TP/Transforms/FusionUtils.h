@@ -5,6 +5,7 @@
 
 #include "tp/Dialect/TP/Transforms/AsyncTP.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::tp {
@@ -67,6 +68,29 @@ std::string describeHoistFailure(HoistStatus status, Operation *blocker,
 /// Moves `ops` (from planHoist) above `point`, keeping their order.
 void hoistAbove(RewriterBase &rewriter, Operation *point,
                 const llvm::SetVector<Operation *> &ops);
+
+/// What the weight-gradient form of the all-gather fusion did.
+struct ContractFusion {
+  /// The tp.all_gather_contract, or null.
+  Operation *fused = nullptr;
+  /// Uses of the gathered value (the ops reading it or its collapse) that
+  /// contract it over the gathered dim but were left out, and why.
+  llvm::MapVector<Operation *, std::string> whyNot;
+  /// The uses the fused op took over (erased; keys only).
+  SmallPtrSet<Operation *, 4> absorbed;
+};
+
+/// Fuses `ag` with the matmuls that contract the gathered value over the
+/// gathered dim (weight gradients) into one tp.all_gather_contract. The
+/// caller has checked the group. See FuseAllGatherContract.cpp for the forms.
+ContractFusion fuseAllGatherContract(RewriterBase &rewriter, AllGatherOp ag);
+
+/// Whether `use` of the gathered value (directly, or through a leading-dims
+/// collapse) is a matmul contracting it over the gathered dim.
+bool isContractionOfGather(AllGatherOp ag, OpOperand &use);
+
+/// The matmuls that contract `ag`'s gathered value over the gathered dim.
+SmallVector<MatmulOp> contractionsOfGather(AllGatherOp ag);
 
 } // namespace mlir::tp
 

@@ -256,6 +256,7 @@ static bool neverNegativeZero(Value value, unsigned depth = 0) {
     return false;
   // Products accumulated from +0.0, plus a bias or reduced across ranks.
   if (isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp, AllGatherMatmulOp,
+          AllGatherContractOp,
           AllGatherScaledMatmulOp, MatmulReduceScatterOp,
           ScaledMatmulReduceScatterOp>(def))
     return true;

@@ -105,7 +105,8 @@ private:
     }
     // Other collectives hand each rank its own slice, and upstream's process
     // indices differ by definition.
-    if (isa<ReduceScatterOp, AllToAllOp, AllGatherMatmulOp, MatmulReduceScatterOp,
+    if (isa<ReduceScatterOp, AllToAllOp, AllGatherMatmulOp, AllGatherContractOp,
+            MatmulReduceScatterOp,
             AllGatherScaledMatmulOp, ScaledMatmulReduceScatterOp>(def) ||
         def->getDialect()->getNamespace() == "shard")
       return fail(name + ", whose result differs across the group");

@@ -82,16 +82,17 @@ func.func @dynamic_rows(%x: tensor<?x64xf32>, %w: tensor<64x128xf32>) -> tensor<
 
 // -----
 
-// Negative: the gathered value is B, not A.
+// Negative: the gathered value is B, gathered along its N (a gather of B's
+// contraction dim is tp.all_gather_contract's, in async-tp-contract.mlir).
 
 shard.grid @tp(shape = 4)
 
 // CHECK-LABEL: func.func @gathered_value_as_b
-func.func @gathered_value_as_b(%x: tensor<16x64xf32>, %a: tensor<8x64xf32>) -> tensor<8x64xf32> {
+func.func @gathered_value_as_b(%x: tensor<64x16xf32>, %a: tensor<8x64xf32>) -> tensor<8x64xf32> {
   // CHECK: tp.all_gather
   // CHECK: tp.matmul
-  // expected-remark @+1 {{all-gather not fused: the gathered value is used as B of 'tp.matmul', not A}}
-  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<16x64xf32> -> tensor<64x64xf32>
+  // expected-remark @+1 {{all-gather not fused: the all-gather is along the free (N) dim of the matmul's B, not its contraction dim; only a gather of the contraction dim (a weight gradient) or of A's rows is fused}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : tensor<64x16xf32> -> tensor<64x64xf32>
   %y = tp.matmul %a, %g : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
   return %y : tensor<8x64xf32>
 }
@@ -124,7 +125,7 @@ shard.grid @tp(shape = 4)
 func.func @transpose_between(%x: tensor<64x8xf32>, %w: tensor<64x128xf32>) -> tensor<32x128xf32> {
   // CHECK: tp.all_gather
   // CHECK: linalg.transpose
-  // expected-remark @+1 {{all-gather not fused: a transpose ('linalg.transpose') sits between the all-gather and the matmul}}
+  // expected-remark @+1 {{all-gather not fused: the all-gather is along the free (M) dim of the matmul's transposed A, not its contraction dim; only a gather of the contraction dim (a weight gradient) or of A's rows is fused}}
   %g = tp.all_gather %x on @tp axes = [0] dim = 1 : tensor<64x8xf32> -> tensor<64x32xf32>
   %e = tensor.empty() : tensor<32x64xf32>
   %t = linalg.transpose ins(%g : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) permutation = [1, 0]

@@ -81,3 +81,19 @@ func.func @dead_reshape_of_gathered(%x: tensor<2x4x8xf32>, %w: tensor<8x16xf32>)
   %y = tp.batch_matmul %g, %w : tensor<4x4x8xf32>, tensor<8x16xf32> -> tensor<4x4x16xf32>
   return %y : tensor<4x4x16xf32>
 }
+
+// -----
+
+// Negative: the gathered value is a batched matmul's per-batch B.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @gathered_as_batched_b
+func.func @gathered_as_batched_b(%a: tensor<2x8x16xf32>, %x: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  // CHECK: tp.all_gather
+  // CHECK: tp.batch_matmul
+  // expected-remark @+1 {{all-gather not fused: the gathered value is used as B of 'tp.batch_matmul', not A}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : tensor<2x8x4xf32> -> tensor<2x16x4xf32>
+  %y = tp.batch_matmul %a, %g : tensor<2x8x16xf32>, tensor<2x16x4xf32> -> tensor<2x8x4xf32>
+  return %y : tensor<2x8x4xf32>
+}

@@ -54,3 +54,44 @@ func.func @large_scatter(%h: tensor<2048x1024xbf16>, %w: tensor<1024x8192xbf16>)
   %y = tp.reduce_scatter %p on @tp axes = [0] dim = 0 reduce = sum : tensor<2048x8192xbf16> -> tensor<256x8192xbf16>
   return %y : tensor<256x8192xbf16>
 }
+
+// -----
+
+// Weight gradients are modelled as the gather of the shard's K-rows (the same
+// bytes and FLOPs per piece as the forward gather above): a small one stays
+// unfused, a large one becomes tp.all_gather_contract with the chosen
+// schedule.
+
+shard.grid @tp(shape = 8)
+
+// SLOW-LABEL: func.func @small_weight_gradient
+// SLOW:         tp.all_gather
+// SLOW:         tp.matmul
+// H100-LABEL: func.func @small_weight_gradient
+// H100:         tp.all_gather
+// H100:         tp.matmul
+func.func @small_weight_gradient(%x: tensor<2x64xbf16>, %dy: tensor<16x64xbf16>) -> tensor<64x64xbf16> {
+  // expected-remark @+1 {{all-gather not fused: the cost model for 'slow-link' predicts no gain (per_peer, 1 piece per rank: predicted unfused 5.8 us, fused 16.0 us, 100% of the communication hidden)}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<2x64xbf16> -> tensor<16x64xbf16>
+  %e = tensor.empty() : tensor<64x16xbf16>
+  %t = linalg.transpose ins(%dy : tensor<16x64xbf16>) outs(%e : tensor<64x16xbf16>) permutation = [1, 0]
+  %r = tp.matmul %t, %g : tensor<64x16xbf16>, tensor<16x64xbf16> -> tensor<64x64xbf16>
+  return %r : tensor<64x64xbf16>
+}
+
+// -----
+
+shard.grid @tp(shape = 8)
+
+// SLOW-LABEL: func.func @large_weight_gradient
+// SLOW:         tp.all_gather_contract {{.*}} transpose_a {algorithm = #tp.algorithm<per_peer>, chunks = 8 : i64}
+// H100-LABEL: func.func @large_weight_gradient
+// H100:         tp.all_gather_contract {{.*}} transpose_a {algorithm = #tp.algorithm<per_peer>, chunks = 1 : i64}
+func.func @large_weight_gradient(%x: tensor<256x8192xbf16>, %dy: tensor<2048x3584xbf16>) -> tensor<3584x8192xbf16> {
+  // expected-remark @+1 {{all-gather fused for 'slow-link' with per_peer, 8 pieces per rank: predicted unfused 59428.9 us, fused 30192.8 us, 100% of the communication hidden}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<256x8192xbf16> -> tensor<2048x8192xbf16>
+  %e = tensor.empty() : tensor<3584x2048xbf16>
+  %t = linalg.transpose ins(%dy : tensor<2048x3584xbf16>) outs(%e : tensor<3584x2048xbf16>) permutation = [1, 0]
+  %r = tp.matmul %t, %g : tensor<3584x2048xbf16>, tensor<2048x8192xbf16> -> tensor<3584x8192xbf16>
+  return %r : tensor<3584x8192xbf16>
+}

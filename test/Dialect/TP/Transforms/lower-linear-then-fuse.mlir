@@ -3,7 +3,7 @@
 // RUN: tp-opt %s --tp-lower-linear --cse --tp-async-tp="emit-remarks stats" -verify-diagnostics | FileCheck %s
 // RUN: tp-opt %s --tp-lower-linear=mode=bmm --cse --tp-async-tp="emit-remarks stats" -verify-diagnostics | FileCheck %s
 
-// expected-remark @below {{tp-async-tp: 1 all-gather-matmul (2 matmuls absorbed), 1 matmul-reduce-scatter, 0 all-gather-scaled-matmul, 0 scaled-matmul-reduce-scatter, 0 collectives left unfused}}
+// expected-remark @below {{tp-async-tp: 1 all-gather-matmul (2 matmuls absorbed), 1 matmul-reduce-scatter, 0 all-gather-scaled-matmul, 0 scaled-matmul-reduce-scatter, 0 all-gather-contract, 0 collectives left unfused}}
 module {
 shard.grid @tp(shape = 4)
 

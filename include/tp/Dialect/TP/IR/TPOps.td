@@ -407,6 +407,62 @@ def TP_MatmulReduceScatterOp : TP_GroupOp<"matmul_reduce_scatter",
   let hasVerifier = 1;
 }
 
+def TP_AllGatherContractOp : TP_GroupOp<"all_gather_contract"> {
+  let summary = "all-gather a matmul operand along its contraction dim; "
+                "each shard's product accumulates";
+  let description = [{
+    Equal in meaning to `g = tp.all_gather x dim`, then for each `other`
+    the product `op_a(L) @ op_b(R)`, where `(L, R) = (g, other)` with
+    `gathered_lhs` and `(other, g)` without, `op_a` transposes L when
+    `transpose_a` is set and `op_b` transposes R when `transpose_b` is set.
+    An operand whose contraction dim comes first (L with `transpose_a`, R
+    without `transpose_b`) may be 3-D: its two leading dims are flattened
+    (row-major) into K, e.g. a [batch, seq, hidden] activation. `dim` must be
+    one of x's contraction dims, so each rank's shard adds a partial sum: the
+    weight gradient of a sequence-parallel layer, `dW = dY^T . X_gathered`.
+    Results: the gathered x first when `return_gathered` is set, then one
+    [M, N] product per `other`.
+
+    ```mlir
+    // dW1 = dH^T . all_gather(x) over the sequence dim.
+    %dw = tp.all_gather_contract %x, [%dh] on @tp axes = [0] dim = 0
+        transpose_a : (tensor<64x512xf32>, tensor<256x128xf32>)
+        -> tensor<128x512xf32>
+    ```
+  }];
+  let arguments = !con((ins TP_FloatTensor:$x, Variadic<TP_FloatTensor>:$others),
+                       groupArgs,
+                       (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                            UnitAttr:$gathered_lhs, UnitAttr:$transpose_a,
+                            UnitAttr:$transpose_b, UnitAttr:$return_gathered),
+                       TP_ScheduleArgs);
+  let results = (outs Variadic<TP_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $x `,` `[` $others `]` `on` $grid `axes` `=` $grid_axes `dim` `=` $dim
+    (`gathered_lhs` $gathered_lhs^)? (`transpose_a` $transpose_a^)?
+    (`transpose_b` $transpose_b^)? (`return_gathered` $return_gathered^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = groupDecls # [{
+    ::mlir::Value getGathered() {
+      return getReturnGathered() ? getResults().front() : ::mlir::Value();
+    }
+    /// One product per other operand, in order.
+    ::mlir::ResultRange getProducts() {
+      return getResults().drop_front(getReturnGathered() ? 1 : 0);
+    }
+    /// Whether x's contraction dims lead (x is [K..., free]) rather than
+    /// trail (x is [free, K]).
+    bool isXKLeading() {
+      return getGatheredLhs() ? getTransposeA() : !getTransposeB();
+    }
+    bool isOtherKLeading() {
+      return getGatheredLhs() ? !getTransposeB() : getTransposeA();
+    }
+  }];
+  let hasVerifier = 1;
+}
+
 def TP_AllGatherScaledMatmulOp : TP_GroupOp<"all_gather_scaled_matmul",
     [AttrSizedOperandSegments]> {
   let summary = "all-gather low-precision A (and its scales), scaled matmul per B";

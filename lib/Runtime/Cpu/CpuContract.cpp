@@ -1,0 +1,175 @@
+//===- CpuContract.cpp - the all_gather_contract schedule of the CPU backend ===//
+//
+// The communication thread gathers x's shards piece by piece exactly as for
+// all_gather_matmul (per_peer or ring). Each piece covers a few runs of the
+// contraction dim, so this thread multiplies those K-runs of the gathered x
+// with the same K-runs of every other operand and adds them into a wide
+// accumulator per product; the products are rounded once at the end, as the
+// unfused GEMM would.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuBackend.h"
+#include "Kernels.h"
+#include "tp/Runtime/Contract.h"
+
+using namespace tp::rt;
+using namespace tp::rt::cpu;
+
+namespace {
+
+/// What a rank publishes: its shard, and the gathered buffer ring peers read.
+struct ContractBuffers {
+  const uint8_t *shard;
+  uint8_t *gathered;
+};
+
+/// A K-run [k0, k0 + count) of an operand seen as `view`, as a GEMM operand:
+/// its first element and leading dimension.
+template <typename T> struct RunOperand {
+  const T *data;
+  int64_t ld;
+};
+
+template <typename T>
+RunOperand<T> runOf(const T *matrix, const ContractView &view, int64_t k0) {
+  if (view.kLeading)
+    return {matrix + k0 * view.free, view.free};
+  return {matrix + k0, view.k};
+}
+
+} // namespace
+
+Status CpuBackend::allGatherContract(const Group &group,
+                                     const AllGatherContractArgs &args,
+                                     std::vector<Tensor> &results) {
+  bool wide = args.x->dtype() == DType::F64;
+  for (const Tensor *other : args.others)
+    wide |= other->dtype() == DType::F64;
+  if (wide)
+    return runAllGatherContract<double>(group, args, results);
+  return runAllGatherContract<float>(group, args, results);
+}
+
+template <typename T>
+Status CpuBackend::runAllGatherContract(const Group &group,
+                                        const AllGatherContractArgs &args,
+                                        std::vector<Tensor> &results) {
+  const Tensor &x = *args.x;
+  const int g = group.size(), me = group.index;
+  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  ContractPlan plan;
+  TP_RETURN_IF_ERROR(planContract(args, g, plan));
+  const DimSplit local = splitAt(x.shape(), args.dim);
+  const int64_t extL = local.extent, extG = extL * g;
+  const size_t elementBytes = byteSize(x.dtype());
+
+  Tensor gathered(x.dtype(), plan.gatheredShape);
+  ContractBuffers mine{static_cast<const uint8_t *>(x.data()),
+                       static_cast<uint8_t *>(gathered.mutableData())};
+  std::vector<DenseMatrix<T>> others;
+  std::vector<std::vector<T>> accumulators;
+  std::string signature = args.site + (ring ? " (ring) on " : " (per_peer) on ");
+  signature += x.typeString();
+  for (size_t i = 0; i < args.others.size(); ++i) {
+    others.emplace_back(Operand::plain(args.others[i]));
+    accumulators.emplace_back(plan.m[i] * plan.n[i], T(0));
+    signature += " " + args.others[i]->typeString();
+  }
+
+  std::shared_ptr<Exchange> ex;
+  TP_RETURN_IF_ERROR(world.join(group, signature, &mine, nullptr, ex));
+  const int chunks = args.schedule.pieces(extL);
+  copySlabs(mine.shard, extL, 0, mine.gathered, extG, me * extL, extL, local,
+            elementBytes);
+  std::atomic<int64_t> &myProgress = *ex->progress[me];
+  myProgress.store(chunks, std::memory_order_release);
+
+  Status commStatus;
+  std::thread comm = gatherInBackground(
+      group, *ex, ring, chunks, extL, args.site,
+      [&](const void *published, bool fromShard, int origin, int64_t lo,
+          int64_t hi) {
+        auto *from = static_cast<const ContractBuffers *>(published);
+        copySlabs(fromShard ? from->shard : from->gathered,
+                  fromShard ? extL : extG, fromShard ? lo : origin * extL + lo,
+                  mine.gathered, extG, origin * extL + lo, hi - lo, local,
+                  elementBytes);
+      },
+      commStatus);
+
+  // The gathered x as T, filled run by run (no copy for f32/f64 data).
+  const bool direct = (sizeof(T) == 4 && x.dtype() == DType::F32) ||
+                      (sizeof(T) == 8 && x.dtype() == DType::F64);
+  std::vector<T> converted;
+  if (!direct)
+    converted.resize(plan.x.rows() * plan.x.cols());
+  const T *xMatrix = direct ? static_cast<const T *>(gathered.data())
+                            : converted.data();
+  const Operand gatheredOperand = Operand::plain(&gathered);
+  std::vector<T> block;
+  Status status;
+  for (int step = 0; step < g && status.isOk(); ++step) {
+    int origin = ring ? (me - step + g) % g : (me + step) % g;
+    for (int j = 0; j < chunks; ++j) {
+      int64_t piece = int64_t(step) * chunks + j;
+      status = world.spinFor(
+          [&] { return myProgress.load(std::memory_order_acquire) > piece; },
+          args.site + " waiting for its own communication thread");
+      if (!status.isOk())
+        break;
+      auto [lo, hi] = Schedule::pieceRange(extL, chunks, j);
+      TraceScope scope(world.trace(), rank, Stream::Compute,
+                       "gemm r" + std::to_string(group.member(origin)) +
+                           " piece " + std::to_string(j),
+                       "gemm");
+      for (auto [k0, k1] : plan.runs(origin, lo, hi)) {
+        int64_t count = k1 - k0;
+        if (!direct) {
+          // K-leading: rows [k0, k1); K-trailing: columns [k0, k1).
+          bool rows = plan.x.kLeading;
+          block.resize(count * plan.x.free);
+          loadBlock(gatheredOperand, rows ? k0 : 0, rows ? count : plan.x.free,
+                    rows ? 0 : k0, rows ? plan.x.free : count, block.data());
+          for (int64_t r = 0; r < (rows ? count : plan.x.free); ++r)
+            std::copy_n(block.data() + r * (rows ? plan.x.free : count),
+                        rows ? plan.x.free : count,
+                        converted.data() + (rows ? (k0 + r) * plan.x.free
+                                                 : r * plan.x.k + k0));
+        }
+        RunOperand<T> xRun = runOf(xMatrix, plan.x, k0);
+        for (size_t i = 0; i < others.size(); ++i) {
+          RunOperand<T> oRun = runOf(others[i].data(), plan.others[i], k0);
+          // A transposes when its K leads; B when its K trails.
+          RunOperand<T> a = args.gatheredLhs ? xRun : oRun;
+          RunOperand<T> b = args.gatheredLhs ? oRun : xRun;
+          const ContractView &aView =
+              args.gatheredLhs ? plan.x : plan.others[i];
+          const ContractView &bView =
+              args.gatheredLhs ? plan.others[i] : plan.x;
+          gemmAccumulate<T>(aView.kLeading, !bView.kLeading, plan.m[i],
+                            plan.n[i], count, a.data, a.ld, b.data, b.ld,
+                            accumulators[i].data(), plan.n[i]);
+        }
+      }
+    }
+  }
+  if (!status.isOk())
+    world.fail(rank, status.message());
+  comm.join();
+  if (status.isOk() && !commStatus.isOk())
+    status = commStatus;
+  Status left = world.leave(group, ex);
+  TP_RETURN_IF_ERROR(status);
+  TP_RETURN_IF_ERROR(left);
+
+  results.clear();
+  if (args.returnGathered)
+    results.push_back(gathered);
+  for (size_t i = 0; i < others.size(); ++i) {
+    Tensor product(x.dtype(), {plan.m[i], plan.n[i]});
+    storeBlock(accumulators[i].data(), 0, plan.m[i], 0, plan.n[i], product);
+    results.push_back(std::move(product));
+  }
+  return Status::ok();
+}

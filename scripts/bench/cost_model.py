@@ -4,9 +4,9 @@
 For each shape (all-gather -> matmul and matmul -> reduce-scatter on 2
 ranks, f32), measures the unfused program and the fused one with every
 schedule (per_peer and ring, 1, 2 and 4 pieces per rank): the worst rank's
-time from its first to its last traced slice over --copies instances of the
-candidate run back to back, per instance, best of --repeat rounds (each round
-measures every point of the shape once). The model's
+time from its first to its last traced slice of one instance of the
+candidate, best over --copies instances run back to back and --repeat rounds
+(each round measures every point of the shape once). The model's
 predictions for the same points come from tp-async-tp's remarks with
 `target=DESCRIPTION` and the schedule forced. Prints a table per shape, then:
 
@@ -51,20 +51,33 @@ def program(kind, m, n, k, copies=1):
             + "".join(body) + f"  return {', '.join(results)} : {', '.join(types)}\n}}\n")
 
 
-def measure_once(build, path, pipeline, copies, tmp):
-    """The worst rank's time from its first to its last traced slice, per
-    copy of the candidate."""
+def measure_once(build, path, pipeline, tmp, first_op):
+    """Per instance of the candidate: the worst rank's time from its first to
+    its last traced GEMM or transfer slice. An instance starts at the glue
+    slice traced before its first op (`first_op`, fused or not); the unfused
+    ops' own glue in between is part of the instance."""
     trace = os.path.join(tmp, "t.json")
     subprocess.run([os.path.join(build, "bin", "tp-run"), path, "--ranks", str(G), "--trace", trace,
                     "--pipeline", pipeline], check=True, stdout=subprocess.DEVNULL)
     with open(trace) as f:
-        events = [e for e in json.load(f)["traceEvents"]
-                  if e.get("ph") == "X" and e.get("cat") in ("gemm", "comm")]
-    spans = {}
+        events = sorted((e for e in json.load(f)["traceEvents"]
+                         if e.get("ph") == "X" and e.get("cat") in ("gemm", "comm", "glue")),
+                        key=lambda e: e["ts"])
+    spans = {}  # (rank, instance) -> (first, last)
+    instance = {}
     for e in events:
-        lo, hi = spans.get(e["pid"], (e["ts"], e["ts"] + e["dur"]))
-        spans[e["pid"]] = (min(lo, e["ts"]), max(hi, e["ts"] + e["dur"]))
-    return max(hi - lo for lo, hi in spans.values()) / copies
+        rank = e["pid"]
+        if e["cat"] == "glue":
+            if f"before '{first_op}" in e["name"]:
+                instance[rank] = instance.get(rank, -1) + 1
+            continue
+        key = (rank, instance.get(rank, 0))
+        lo, hi = spans.get(key, (e["ts"], e["ts"] + e["dur"]))
+        spans[key] = (min(lo, e["ts"]), max(hi, e["ts"] + e["dur"]))
+    worst = {}
+    for (rank, i), (lo, hi) in spans.items():
+        worst[i] = max(worst.get(i, 0.0), hi - lo)
+    return list(worst.values())
 
 
 def predict(build, path, target, schedule):
@@ -116,6 +129,7 @@ def main():
             with open(timed, "w") as f:
                 f.write(program(kind, m, n, k, args.copies))
             pipelines = {"unfused": "cse"}
+            first_op = "tp.all_gather" if kind == "ag" else "tp.matmul"
             predicted = {}
             for schedule in SCHEDULES:
                 unfused_pred, predicted[schedule] = predict(args.build, path, args.target, schedule)
@@ -126,8 +140,7 @@ def main():
             measured = {key: float("inf") for key in pipelines}
             for _ in range(args.repeat):
                 for key, pipeline in pipelines.items():
-                    measured[key] = min(measured[key],
-                                        measure_once(args.build, timed, pipeline, args.copies, tmp))
+                    measured[key] = min([measured[key]] + measure_once(args.build, timed, pipeline, tmp, first_op))
             points = {key: (predicted[key], measured[key]) for key in pipelines}
             tag = f"{kind} {m}x{n}x{k}"
             for key, (p, meas) in points.items():

@@ -181,6 +181,53 @@ TEST_F(CudaBackendTest, NcclFusedSchedulesOnOneRankMatchCpu) {
   compareFused(1, createOneRankNccl);
 }
 
+/// all_gather_contract in its layouts: dY^T . X gathered (x as B), X^T . dY
+/// (x as a transposed A) and a [B, S, H] activation gathered along S; bf16
+/// and f32, every schedule.
+void compareContract(int ranks, const MakeBackend &makeCuda) {
+  struct Layout {
+    std::vector<int64_t> x, other;
+    int64_t dim;
+    bool gatheredLhs, transposeA;
+  };
+  const Layout layouts[] = {{{8, 24}, {8 * 4, 16}, 0, false, true},
+                            {{8, 24}, {8 * 4, 16}, 0, true, true},
+                            {{2, 3, 24}, {2, 3 * 4, 16}, 1, false, true}};
+  for (DType type : {DType::BF16, DType::F32})
+    for (const Layout &layout : layouts)
+      for (auto algorithm :
+           {Schedule::Algorithm::PerPeer, Schedule::Algorithm::Ring})
+        for (int chunks : {1, 2})
+          compareBackends(
+              ranks,
+              [&](Backend &b, const Group &g, int r, std::vector<Tensor> &out) {
+                // The other operand spans the gathered K of this group.
+                std::vector<int64_t> otherShape = layout.other;
+                otherShape[layout.dim] = otherShape[layout.dim] / 4 * ranks;
+                Tensor x = random(type, layout.x, 40 + r),
+                       dy = random(type, otherShape, 50 + r);
+                AllGatherContractArgs args;
+                args.x = &x;
+                args.others = {&dy};
+                args.dim = layout.dim;
+                args.gatheredLhs = layout.gatheredLhs;
+                args.transposeA = layout.transposeA;
+                args.returnGathered = true;
+                args.schedule = {algorithm, chunks};
+                args.site = "fused contract";
+                return b.allGatherContract(g, args, out);
+              },
+              3e-2, makeCuda);
+}
+
+TEST_F(CudaBackendTest, ContractSchedulesMatchCpu) {
+  compareContract(4, createCudaBackend);
+}
+
+TEST_F(CudaBackendTest, NcclContractOnOneRankMatchesCpu) {
+  compareContract(1, createOneRankNccl);
+}
+
 TEST_F(CudaBackendTest, ScaledMatmulMatchesCpu) {
   for (Scaling mode :
        {Scaling::PerTensor, Scaling::RowWise, Scaling::MXFP8, Scaling::NVFP4})

@@ -45,6 +45,11 @@ if config.tp_have_cuda:
 if os.path.exists("/dev/nvidiactl"):
     config.available_features.add("cuda-device")
 
+# ptxas from the CUDA toolkit checks the PTX of GPU glue.
+if config.tp_ptxas and os.path.exists(config.tp_ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.tp_ptxas))
+
 # `%fails-within S CMD...`: CMD must fail, and within S seconds: a hang is a
 # test failure, not the failure `not` would accept.
 config.substitutions.append(

@@ -243,6 +243,13 @@ void tp::registerLowerToLLVMPipeline() {
       "tp programs to the LLVM dialect: tp ops become calls of the runtime "
       "ABI, everything else lowers through upstream passes",
       buildLowerToLLVMPipeline);
+  // Its first half alone: buffers and runtime calls, glue still as linalg
+  // (for other backends of the glue, e.g. GPU kernels).
+  PassPipelineRegistration<LowerToLLVMOptions>(
+      "tp-bufferize",
+      "The first half of tp-lower-to-llvm: tp ops become runtime calls, "
+      "element-wise glue becomes linalg, everything is bufferized",
+      buildBufferizePipeline);
   // Also on its own, to lower TOSA before tp-async-tp-pipeline.
   PassRegistration<LowerTosaPass>();
 }

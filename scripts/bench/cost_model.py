@@ -113,6 +113,8 @@ def main():
     parser.add_argument("--copies", type=int, default=4,
                         help="instances of each candidate per run, timed together")
     args = parser.parse_args()
+    if args.copies < 1 or args.repeat < 1:
+        parser.error("--copies and --repeat must be at least 1")
     sizes = [(64, 64, 64), (128, 128, 128), (256, 256, 256), (512, 512, 512), (768, 768, 768),
              (256, 1024, 256), (1024, 256, 256), (256, 256, 1024), (512, 128, 1024), (1024, 512, 128),
              (128, 1024, 1024), (768, 256, 512), (1024, 1024, 256), (512, 768, 768), (64, 1024, 1024)]

@@ -22,6 +22,8 @@
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -49,15 +51,33 @@ constexpr std::pair<llvm::StringLiteral, int> kChips[] = {
     {"sm_87", 74},  {"sm_89", 78},  {"sm_90", 78},   {"sm_90a", 80},
     {"sm_100", 86}, {"sm_100a", 86}, {"sm_120", 87}, {"sm_120a", 87}};
 
-/// Checks the pipeline's chip and PTX features before LLVM sees them.
+/// Checks the pipeline's options before LLVM sees them: the chip and PTX
+/// features, the optimization level and the toolkit's libdevice.
 struct CheckNVVMTargetPass
     : PassWrapper<CheckNVVMTargetPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckNVVMTargetPass)
-  CheckNVVMTargetPass(std::string chip, std::string features)
-      : chip(std::move(chip)), features(std::move(features)) {}
+  CheckNVVMTargetPass(const tp::GlueToNVVMOptions &options)
+      : chip(options.chip), features(options.features),
+        cudaPath(options.cudaPath), optLevel(options.optLevel) {}
   StringRef getArgument() const override { return "tp-check-nvvm-target"; }
 
   void runOnOperation() override {
+    if (optLevel < 0 || optLevel > 3) {
+      getOperation().emitError()
+          << "tp-lower-glue-to-nvvm: 'opt-level' must be 0 to 3, got "
+          << optLevel;
+      return signalPassFailure();
+    }
+    // The kernels' math functions come from the toolkit's libdevice.
+    SmallString<128> libdevice(cudaPath);
+    llvm::sys::path::append(libdevice, "nvvm", "libdevice");
+    if (!cudaPath.empty() && !llvm::sys::fs::is_directory(libdevice)) {
+      getOperation().emitError()
+          << "tp-lower-glue-to-nvvm: 'cuda-path' " << cudaPath
+          << " has no nvvm/libdevice (the kernels' math functions come from "
+             "it)";
+      return signalPassFailure();
+    }
     auto known = llvm::find_if(kChips, [&](const auto &entry) {
       return entry.first == chip;
     });
@@ -85,7 +105,8 @@ struct CheckNVVMTargetPass
     }
   }
 
-  std::string chip, features;
+  std::string chip, features, cudaPath;
+  int optLevel;
 };
 
 } // namespace
@@ -133,8 +154,7 @@ static void buildKernelsToNVVM(OpPassManager &pm,
 
 void tp::buildGlueToNVVMPipeline(OpPassManager &pm,
                                  const GlueToNVVMOptions &options) {
-  pm.addPass(std::make_unique<CheckNVVMTargetPass>(options.chip,
-                                                    options.features));
+  pm.addPass(std::make_unique<CheckNVVMTargetPass>(options));
   // Runtime verification asserts on the host; kernels have no way to report.
   LowerToLLVMOptions bufferize;
   bufferize.runtimeChecks = false;

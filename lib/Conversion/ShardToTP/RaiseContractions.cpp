@@ -31,6 +31,9 @@ enum class ContractionKind { Matmul, BatchMatmul, Linear };
 struct Contraction {
   ContractionKind kind;
   bool transposeB;
+  /// A is [K, M] (a linalg.transpose before the matmul); with `flattenK`, A
+  /// and B are [P, Q, M] and [P, Q, N], collapsed to [P * Q, ...] first.
+  bool transposeA = false, flattenK = false;
 };
 
 } // namespace
@@ -41,6 +44,34 @@ static SmallVector<unsigned> dimsOf(AffineMap map) {
   for (AffineExpr expr : map.getResults())
     dims.push_back(cast<AffineDimExpr>(expr).getPosition());
   return dims;
+}
+
+/// A contraction over A's leading dims into C (m, n): A (k, m) with B (k, n)
+/// or (n, k), or A (p, q, m) with B (p, q, n).
+static std::optional<Contraction>
+classifyTransposedA(ArrayRef<AffineMap> maps, ArrayRef<unsigned> reductions) {
+  SmallVector<unsigned> a = dimsOf(maps[0]), b = dimsOf(maps[1]),
+                        c = dimsOf(maps[2]);
+  if (c.size() != 2 || a.size() != reductions.size() + 1 ||
+      a.back() != c[0])
+    return std::nullopt;
+  unsigned n = c[1];
+  SmallVector<unsigned> leading(a.begin(), a.end() - 1);
+  if (leading != SmallVector<unsigned>(reductions))
+    return std::nullopt;
+  if (reductions.size() == 1) {
+    unsigned k = reductions.front();
+    if (b == SmallVector<unsigned>{k, n})
+      return Contraction{ContractionKind::Matmul, false, true, false};
+    if (b == SmallVector<unsigned>{n, k})
+      return Contraction{ContractionKind::Matmul, true, true, false};
+    return std::nullopt;
+  }
+  SmallVector<unsigned> bK = leading;
+  bK.push_back(n);
+  if (reductions.size() == 2 && b == bK)
+    return Contraction{ContractionKind::Matmul, false, true, true};
+  return std::nullopt;
 }
 
 static FailureOr<Contraction> classify(linalg::LinalgOp op, std::string &why) {
@@ -70,6 +101,8 @@ static FailureOr<Contraction> classify(linalg::LinalgOp op, std::string &why) {
   }
   SmallVector<unsigned> reductions;
   op.getReductionDims(reductions);
+  if (std::optional<Contraction> wgrad = classifyTransposedA(maps, reductions))
+    return *wgrad;
   if (reductions.size() != 1) {
     why = "it contracts over " + std::to_string(reductions.size()) +
           " dims, not one";
@@ -127,6 +160,19 @@ std::optional<std::string> import::whyContractionNotRaised(Operation *op) {
   return std::nullopt;
 }
 
+/// `matrix` [R, C] as [C, R], through a linalg.transpose.
+static Value transposeMatrix(OpBuilder &builder, Location loc, Value matrix) {
+  auto type = cast<RankedTensorType>(matrix.getType());
+  SmallVector<OpFoldResult> sizes = {
+      tensor::getMixedSize(builder, loc, matrix, 1),
+      tensor::getMixedSize(builder, loc, matrix, 0)};
+  Value init =
+      tensor::EmptyOp::create(builder, loc, sizes, type.getElementType());
+  return linalg::TransposeOp::create(builder, loc, matrix, init,
+                                     ArrayRef<int64_t>{1, 0})
+      ->getResult(0);
+}
+
 /// Whether a contraction's init holds zeros (or nothing defined).
 static bool isZeroInit(Value init) {
   if (init.getDefiningOp<tensor::EmptyOp>())
@@ -158,6 +204,12 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
     UnitAttr transposeB =
         form->transposeB ? rewriter.getUnitAttr() : UnitAttr();
     Value product;
+    if (form->flattenK) {
+      a = collapseLeadingDims(rewriter, loc, a);
+      b = collapseLeadingDims(rewriter, loc, b);
+    }
+    if (form->transposeA)
+      a = transposeMatrix(rewriter, loc, a);
     switch (form->kind) {
     case ContractionKind::Matmul:
       product = MatmulOp::create(rewriter, loc, a, b, transposeB);

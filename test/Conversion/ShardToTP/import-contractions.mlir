@@ -100,16 +100,62 @@ func.func @linear_4d(%x: tensor<2x3x8x16xf32>, %w: tensor<16x32xf32>) -> tensor<
 
 // -----
 
-// Negative: a transposed A.
+// A transposed A (a weight gradient, dW = dY^T . X): A goes through a
+// linalg.transpose, which the weight-gradient fusion looks through.
 
 // CHECK-LABEL: func.func @transposed_a
-// CHECK:       linalg.matmul
+// CHECK-SAME:    (%[[A:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<16x32xf32>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<8x16xf32>
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[A]] : tensor<16x8xf32>) outs(%[[E]] : tensor<8x16xf32>) permutation = [1, 0]
+// CHECK:         %[[P:.*]] = tp.matmul %[[T]], %[[B]] : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
+// CHECK:         return %[[P]]
 func.func @transposed_a(%a: tensor<16x8xf32>, %b: tensor<16x32xf32>) -> tensor<8x32xf32> {
   %e = tensor.empty() : tensor<8x32xf32>
-  // expected-remark @+1 {{'linalg.matmul' not raised: its A is transposed (K is not A's last dim)}}
   %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%a, %b : tensor<16x8xf32>, tensor<16x32xf32>) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
   return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// A transposed A with B given as [N, K].
+
+// CHECK-LABEL: func.func @transposed_a_and_b
+// CHECK:         %[[T:.*]] = linalg.transpose
+// CHECK:         tp.matmul %[[T]], %{{.*}} transpose_b : tensor<8x16xf32>, tensor<32x16xf32> -> tensor<8x32xf32>
+func.func @transposed_a_and_b(%a: tensor<16x8xf32>, %b: tensor<32x16xf32>) -> tensor<8x32xf32> {
+  %e = tensor.empty() : tensor<8x32xf32>
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<16x8xf32>, tensor<32x16xf32>) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// A weight gradient over batch and sequence: [B, S, M] x [B, S, N] -> [M, N]
+// collapses both to [B * S, ...], then transposes A.
+
+#a = affine_map<(m, n, p, q) -> (p, q, m)>
+#b = affine_map<(m, n, p, q) -> (p, q, n)>
+#c = affine_map<(m, n, p, q) -> (m, n)>
+
+// CHECK-LABEL: func.func @batch_sequence_weight_gradient
+// CHECK-SAME:    (%[[DY:.*]]: tensor<2x8x24xbf16>, %[[X:.*]]: tensor<2x8x32xbf16>, %[[ACC:.*]]: tensor<24x32xbf16>)
+// CHECK:         %[[DYC:.*]] = tensor.collapse_shape %[[DY]] {{\[}}[0, 1], [2]] : tensor<2x8x24xbf16> into tensor<16x24xbf16>
+// CHECK:         %[[XC:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<2x8x32xbf16> into tensor<16x32xbf16>
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[DYC]] : tensor<16x24xbf16>)
+// CHECK:         %[[P:.*]] = tp.matmul %[[T]], %[[XC]] : tensor<24x16xbf16>, tensor<16x32xbf16> -> tensor<24x32xbf16>
+// CHECK:         %[[S:.*]] = arith.addf %[[P]], %[[ACC]]
+// CHECK:         return %[[S]]
+func.func @batch_sequence_weight_gradient(%dy: tensor<2x8x24xbf16>, %x: tensor<2x8x32xbf16>, %acc: tensor<24x32xbf16>) -> tensor<24x32xbf16> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<2x8x24xbf16>, tensor<2x8x32xbf16>) outs(%acc : tensor<24x32xbf16>) {
+  ^bb0(%u: bf16, %v: bf16, %o: bf16):
+    %m = arith.mulf %u, %v : bf16
+    %s = arith.addf %o, %m : bf16
+    linalg.yield %s : bf16
+  } -> tensor<24x32xbf16>
+  return %0 : tensor<24x32xbf16>
 }
 
 // -----

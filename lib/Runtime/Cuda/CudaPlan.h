@@ -3,7 +3,8 @@
 // What the CUDA backend decides before it calls CUDA, cuBLASLt or NCCL:
 // pointer alignments and the cuBLASLt preferences they become, where an FP8
 // GEMM's bias is added, the order of a scaled GEMM's fallbacks, which element
-// types the kernels handle, the GEMM of each K run of an all_gather_contract, which workspace a stream uses, slots NCCL may
+// types the kernels handle, the GEMM of each K run of an
+// all_gather_contract, which workspace a stream uses, slots NCCL may
 // fill late, and the counters of fallbacks to slower paths. No CUDA header is
 // included, so all of it is tested where there is no GPU
 // (test/Unit/CudaPlanTest.cpp).

@@ -97,7 +97,15 @@ static Match matchContractUse(AllGatherOp ag, OpOperand &use,
 
   bool xKLeading = c.gatheredLhs ? c.transposeA : !c.transposeB;
   int64_t dim = ag.getDim();
-  bool contracted = xKLeading ? dim < gathered.getRank() - 1 : dim == 1;
+  int64_t rank = gathered.getRank();
+  // A collapsed 3-D value whose K trails contracts over its last dim alone.
+  if (!xKLeading && rank == 3 && dim == rank - 1) {
+    why = "the collapsed 3-D gathered value is contracted over its last dim "
+          "(K trails); weight-gradient fusion takes 3-D values whose leading "
+          "dims are K";
+    return Match::Missed;
+  }
+  bool contracted = xKLeading ? dim < rank - 1 : rank == 2 && dim == 1;
   if (!contracted) {
     why = std::string("the all-gather is along the free (") +
           (c.gatheredLhs ? "M" : "N") + ") dim of the matmul's " +

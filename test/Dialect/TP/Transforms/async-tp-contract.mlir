@@ -271,3 +271,39 @@ func.func @immovable_other(%x: tensor<8x16xf32>, %m: memref<16x4xf32>) -> (tenso
   %r = tp.matmul %t, %g : tensor<4x16xf32>, tensor<16x16xf32> -> tensor<4x16xf32>
   return %n, %r : tensor<16x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// Negative: a 3-D value gathered along the sequence, collapsed, used as a
+// [N, K] B: the gathered dim lands in N, not K.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @collapsed_gather_in_free_dim
+func.func @collapsed_gather_in_free_dim(%x: tensor<2x4x8xf32>, %a: tensor<3x8xf32>) -> tensor<3x16xf32> {
+  // CHECK: tp.all_gather
+  // CHECK: tp.matmul
+  // expected-remark @+1 {{all-gather not fused: the all-gather is along the free (N) dim of the matmul's B, not its contraction dim; only a gather of the contraction dim (a weight gradient) or of A's rows is fused}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+  %gc = tensor.collapse_shape %g [[0, 1], [2]] : tensor<2x8x8xf32> into tensor<16x8xf32>
+  %r = tp.matmul %a, %gc transpose_b : tensor<3x8xf32>, tensor<16x8xf32> -> tensor<3x16xf32>
+  return %r : tensor<3x16xf32>
+}
+
+// -----
+
+// Negative: the same with the gather along the last dim, which is K here
+// (a 3-D value whose K trails).
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @collapsed_gather_k_trailing
+func.func @collapsed_gather_k_trailing(%x: tensor<2x8x4xf32>, %a: tensor<3x8xf32>) -> tensor<3x16xf32> {
+  // CHECK: tp.all_gather
+  // CHECK: tp.matmul
+  // expected-remark @+1 {{all-gather not fused: the collapsed 3-D gathered value is contracted over its last dim (K trails); weight-gradient fusion takes 3-D values whose leading dims are K}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 2 : tensor<2x8x4xf32> -> tensor<2x8x8xf32>
+  %gc = tensor.collapse_shape %g [[0, 1], [2]] : tensor<2x8x8xf32> into tensor<16x8xf32>
+  %r = tp.matmul %a, %gc transpose_b : tensor<3x8xf32>, tensor<16x8xf32> -> tensor<3x16xf32>
+  return %r : tensor<3x16xf32>
+}

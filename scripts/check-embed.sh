@@ -2,7 +2,8 @@
 # Installs the build into a prefix, builds examples/embed against the installed
 # package with find_package, runs it and checks that it printed fused ops;
 # then builds examples/aot (a program compiled ahead of time with the
-# installed tp-opt, linked with the installed runtime) and runs it.
+# installed tp-opt, linked with the installed runtime) and runs it, with
+# threads and, where the runtime has MPI, as MPI processes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -22,3 +23,9 @@ cmake -G Ninja -S "$root/examples/aot" -B "$build/aot" \
 ninja -C "$build/aot" > /dev/null
 "$build/aot/tp-aot"
 echo "check-embed: the installed package compiles a program ahead of time that runs on 2 ranks"
+if [ -x "$build/aot/tp-aot-mpi" ]; then
+  # As root in CI, Open MPI wants to be told that is intended.
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    timeout 120 mpirun --oversubscribe -n 2 "$build/aot/tp-aot-mpi"
+  echo "check-embed: the same program runs as 2 MPI processes"
+fi

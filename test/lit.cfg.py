@@ -28,6 +28,7 @@ tools = [
     "tp-capi-test",
     "tp-run",
     "tp-launch-probe",
+    ToolSubst("tp-mpi-backend-check", unresolved="ignore"),
     "tp-fuzz-ir",
     "tp-fuzz-npy",
     "not",
@@ -55,6 +56,11 @@ if config.tp_ptxas and os.path.exists(config.tp_ptxas):
 config.substitutions.append(
     ("%fails-within",
      "sh -c 'timeout \"$0\" \"$@\"; rc=$?; [ $rc -ne 0 ] && [ $rc -ne 124 ]'"))
+
+# The AddressSanitizer + UndefinedBehaviorSanitizer build: the long
+# multi-process numerics suites run in the plain build only.
+if config.tp_sanitizers.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("sanitizers")
 
 # Multi-process runs under Open MPI's mpirun, as root in CI, with more ranks
 # than cores.

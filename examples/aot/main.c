@@ -1,6 +1,9 @@
 // Runs examples/aot/mlp.mlir, compiled ahead of time into an object file, on
-// 2 ranks (threads) with the installed runtime, and checks every rank's
-// result against a plain C computation of the same layer.
+// 2 ranks with the installed runtime, and checks every rank's result against
+// a plain C computation of the same layer. Built twice:
+//  - tp-aot: the ranks are threads of this process;
+//  - tp-aot-mpi (with TP_AOT_MPI): started by `mpirun -n 2`, every process is
+//    one rank and the ranks exchange MPI messages.
 #include "tp/Runtime/ABI.h"
 
 #include <math.h>
@@ -26,6 +29,7 @@ static Buffer2D wrap(float *data, int64_t rows, int64_t cols) {
   return b;
 }
 
+/// Every rank's inputs: each process makes them all, for the reference.
 static float x[RANKS][ROWS * HIDDEN], w1[RANKS][HIDDEN * FFN],
     w2[RANKS][FFN * HIDDEN];
 
@@ -44,6 +48,35 @@ static void *runRank(void *arg) {
   return NULL;
 }
 
+/// The largest error of rank r's result against the reference
+/// y = sum over ranks s of tanh(X W1_s) W2_s, X all ranks' rows (rank r
+/// keeps rows [r * ROWS, (r + 1) * ROWS)); -1 for a result of another shape.
+static double worstError(const Rank *r) {
+  const Buffer2D *y = &r->result;
+  if (y->sizes[0] != ROWS || y->sizes[1] != HIDDEN) {
+    fprintf(stderr, "aot: rank %d returned a %ldx%ld result\n", r->rank,
+            (long)y->sizes[0], (long)y->sizes[1]);
+    return -1;
+  }
+  double worst = 0;
+  for (int i = 0; i < ROWS; ++i)
+    for (int j = 0; j < HIDDEN; ++j) {
+      const float *row = x[r->rank] + i * HIDDEN;
+      double sum = 0;
+      for (int s = 0; s < RANKS; ++s)
+        for (int f = 0; f < FFN; ++f) {
+          double h = 0;
+          for (int k = 0; k < HIDDEN; ++k)
+            h += row[k] * w1[s][k * FFN + f];
+          sum += tanh(h) * w2[s][f * HIDDEN + j];
+        }
+      float got = y->aligned[y->offset + i * y->strides[0] + j * y->strides[1]];
+      double error = fabs(got - sum);
+      worst = error > worst ? error : worst;
+    }
+  return worst;
+}
+
 int main(void) {
   for (int r = 0; r < RANKS; ++r) {
     for (int i = 0; i < ROWS * HIDDEN; ++i)
@@ -54,57 +87,57 @@ int main(void) {
       w2[r][i] = sinf(0.07f * i + 2 * r) / FFN;
   }
 
+#ifdef TP_AOT_MPI
+  TPRtRun *run = tpRtMpiRunCreate(10000);
+  if (!run)
+    return 1;
+  if (tpRtRunSize(run) != RANKS) {
+    fprintf(stderr, "aot: start %d processes (mpirun -n %d), not %d\n", RANKS,
+            RANKS, tpRtRunSize(run));
+    tpRtMpiAbort("wrong number of processes");
+  }
+  int first = tpRtMpiRunRank(run), count = 1;
+  const char *how = "MPI processes";
+#else
   TPRtRun *run = tpRtRunCreate(RANKS, 10000);
+  int first = 0, count = RANKS;
+  const char *how = "threads";
+#endif
   Rank ranks[RANKS];
   pthread_t threads[RANKS];
-  for (int r = 0; r < RANKS; ++r) {
+  for (int r = first; r < first + count; ++r) {
     ranks[r].ctx = tpRtRunContext(run, r);
     ranks[r].rank = r;
     pthread_create(&threads[r], NULL, runRank, &ranks[r]);
   }
-  for (int r = 0; r < RANKS; ++r)
+  for (int r = first; r < first + count; ++r)
     pthread_join(threads[r], NULL);
   int status = 0;
-  for (int r = 0; r < RANKS; ++r) {
+  double worst = 0;
+  for (int r = first; r < first + count; ++r) {
     const char *error = tpRtContextError(ranks[r].ctx);
     if (error) {
       fprintf(stderr, "aot: rank %d failed: %s\n", r, error);
+#ifdef TP_AOT_MPI
+      tpRtMpiAbort(error);
+#endif
       status = 1;
+      continue;
     }
-  }
-
-  // The reference: y = sum over ranks of tanh(X W1_r) W2_r, X all ranks'
-  // rows; rank r keeps rows [r * ROWS, (r + 1) * ROWS).
-  double worst = 0;
-  for (int r = 0; status == 0 && r < RANKS; ++r) {
-    const Buffer2D *y = &ranks[r].result;
-    if (y->sizes[0] != ROWS || y->sizes[1] != HIDDEN) {
-      fprintf(stderr, "aot: rank %d returned a %ldx%ld result\n", r,
-              (long)y->sizes[0], (long)y->sizes[1]);
-      return 1;
-    }
-    for (int i = 0; i < ROWS; ++i)
-      for (int j = 0; j < HIDDEN; ++j) {
-        const float *row = x[r] + i * HIDDEN; // global row r * ROWS + i
-        double sum = 0;
-        for (int s = 0; s < RANKS; ++s)
-          for (int f = 0; f < FFN; ++f) {
-            double h = 0;
-            for (int k = 0; k < HIDDEN; ++k)
-              h += row[k] * w1[s][k * FFN + f];
-            sum += tanh(h) * w2[s][f * HIDDEN + j];
-          }
-        float got = y->aligned[y->offset + i * y->strides[0] + j * y->strides[1]];
-        double error = fabs(got - sum);
-        worst = error > worst ? error : worst;
-      }
-  }
-  for (int r = 0; r < RANKS; ++r)
+    double e = worstError(&ranks[r]);
+    if (e < 0 || e >= 1e-4)
+      status = 1;
+    worst = e > worst ? e : worst;
     free(ranks[r].result.allocated);
+  }
   tpRtRunDestroy(run);
   if (status != 0)
     return status;
-  printf("aot: %d ranks ran the compiled object; max error vs C %.2e\n", RANKS,
-         worst);
-  return worst < 1e-4 ? 0 : 1;
+  if (count == 1)
+    printf("aot: rank %d of %d (%s)", first, RANKS, how);
+  else
+    printf("aot: ranks %d..%d of %d (%s)", first, first + count - 1, RANKS,
+           how);
+  printf(" ran the compiled object; max error vs C %.2e\n", worst);
+  return 0;
 }

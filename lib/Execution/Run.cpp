@@ -303,6 +303,6 @@ rt::Status mlir::tp::executeOneRank(func::FuncOp entry,
   // The world only counts ranks and records the trace here: peers are other
   // processes, reached by `backend` itself.
   rt::World world(options.ranks, options.timeout, options.trace);
-  rt::configureCpuThreads(1);
+  rt::configureCpuThreads(options.ranksPerNode);
   return program->run(backend, world, rank, values);
 }

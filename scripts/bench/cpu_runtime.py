@@ -3,10 +3,12 @@
 
 1. tp-run executing one large f32 tp.matmul vs the BLAS called directly
    (tp-bench-gemm): the GEMM slice of tp-run's trace against cblas_sgemm.
-2. The fused schedules vs the unfused ops on N ranks (threads): the time from
-   a rank's first to its last slice, worst rank, best of --repeat runs.
+2. The fused schedules vs the unfused ops on N ranks (threads, or with
+   --transport mpi one MPI process per rank): the time from a rank's first to
+   its last slice, worst rank, best of --repeat runs.
 
     scripts/bench/cpu_runtime.py [--build build] [--size 1536] [--ranks 4]
+                                 [--transport loopback|mpi]
 """
 import argparse
 import json
@@ -19,11 +21,20 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+TRANSPORT = "loopback"
+
+
 def tp_run(build, path, ranks, extra, trace):
-    cmd = [os.path.join(build, "bin", "tp-run"), path, "--ranks", str(ranks), "--trace", trace] + extra
+    cmd = [os.path.join(build, "bin", "tp-run"), path, "--ranks", str(ranks), "--trace", trace,
+           "--transport", TRANSPORT] + extra
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    with open(trace) as f:
-        events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+    # Processes write one trace per rank (T.rankR.json).
+    files = [trace] if TRANSPORT == "loopback" or ranks == 1 else \
+        [trace.replace(".json", f".rank{r}.json") for r in range(ranks)]
+    events = []
+    for name in files:
+        with open(name) as f:
+            events += [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
     return events
 
 
@@ -47,6 +58,8 @@ def main():
     parser.add_argument("--size", type=int, default=1536)
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--transport", choices=["loopback", "mpi"], default="loopback",
+                        help="ranks as threads, or as MPI processes (section 2)")
     args = parser.parse_args()
     n, g = args.size, args.ranks
 
@@ -67,6 +80,8 @@ def main():
               f"ratio {run_us / blas_us:.3f}")
 
         # 2. Fused vs unfused on g ranks.
+        global TRANSPORT
+        TRANSPORT = args.transport
         m, k = n // g, n
         cases = {
             "all_gather -> matmul": f"""shard.grid @tp(shape = {g})
@@ -97,7 +112,8 @@ func.func @rs(%h: tensor<{n}x{k}xf32>, %w: tensor<{k}x{n}xf32>) -> tensor<{m}x{n
                     tp_run(args.build, path, g, ["--pipeline", pipeline], trace)))
             print(f"{name:<26} {unfused / 1e3:>10.1f} {times['per_peer'] / 1e3:>11.1f} "
                   f"{times['ring'] / 1e3:>8.1f} {unfused / times['per_peer']:>10.2f}")
-    print(f"({os.cpu_count()} cores; {g} ranks share them)")
+    how = "threads" if args.transport == "loopback" else "MPI processes"
+    print(f"({os.cpu_count()} cores; {g} ranks ({how}) share them)")
 
 
 if __name__ == "__main__":

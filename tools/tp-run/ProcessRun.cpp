@@ -10,6 +10,11 @@
 #include "tp/Runtime/MpiGroup.h"
 #endif
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
 using namespace tp;
 
 rt::Status run::joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group) {
@@ -24,7 +29,31 @@ rt::Status run::joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group) {
 #endif
 }
 
-#ifdef TP_HAVE_CUDA
+rt::Status run::execUnderMpirun(const std::vector<std::string> &argv,
+                                int ranks) {
+#ifndef TP_HAVE_MPI
+  (void)argv;
+  (void)ranks;
+  return rt::Status::error("--transport mpi needs MPI, and this tp-run was "
+                           "built without it (configure with TP_ENABLE_MPI)");
+#else
+  const char *given = std::getenv("TP_MPIRUN");
+  std::string mpirun = given && *given ? given : "mpirun";
+  std::vector<std::string> args = {mpirun, "--oversubscribe", "-n",
+                                   std::to_string(ranks)};
+  args.insert(args.end(), argv.begin(), argv.end());
+  std::vector<char *> pointers;
+  for (std::string &arg : args)
+    pointers.push_back(arg.data());
+  pointers.push_back(nullptr);
+  ::execvp(pointers[0], pointers.data());
+  return rt::Status::error("cannot run " + mpirun + " to start the MPI ranks: " +
+                           std::strerror(errno) +
+                           " (Debian: openmpi-bin; or set TP_MPIRUN)");
+#endif
+}
+
+#if defined(TP_HAVE_CUDA) || defined(TP_HAVE_MPI)
 /// Fills perRank[r].results from rank r's report.
 static rt::Status decodeReports(const std::vector<std::string> &reports,
                                 std::vector<mlir::tp::RankValues> &perRank) {
@@ -49,8 +78,24 @@ static rt::Status decodeReports(const std::vector<std::string> &reports,
 /// before the results travel.
 static rt::Status runRank(mlir::func::FuncOp entry,
                           const mlir::tp::ExecutionOptions &options,
+                          const std::string &transport,
                           rt::ProcessGroup &group,
                           mlir::tp::RankValues &values) {
+  std::unique_ptr<rt::Backend> backend;
+  if (transport == "mpi") {
+#ifdef TP_HAVE_MPI
+    TP_RETURN_IF_ERROR(
+        rt::createMpiCpuBackend(options.timeout, options.trace, backend));
+    return mlir::tp::executeOneRank(entry, options, group.rank(), *backend,
+                                    values);
+#else
+    return rt::Status::error("this tp-run was built without MPI");
+#endif
+  }
+#ifndef TP_HAVE_CUDA
+  return rt::Status::error("the NCCL transport needs the CUDA backend, and "
+                           "this build has none");
+#else
   rt::NcclRankSetup setup;
   setup.rank = group.rank();
   setup.size = group.size();
@@ -59,24 +104,32 @@ static rt::Status runRank(mlir::func::FuncOp entry,
   setup.timeout = options.timeout;
   setup.trace = options.trace;
   TP_RETURN_IF_ERROR(group.bootstrap(rt::createNcclUniqueId, setup.uniqueId));
-  std::unique_ptr<rt::Backend> backend;
   TP_RETURN_IF_ERROR(rt::createCudaNcclBackend(setup, backend));
   return mlir::tp::executeOneRank(entry, options, setup.rank, *backend, values);
+#endif
 }
 #endif
 
 rt::Status run::runProcesses(mlir::func::FuncOp entry,
                              const mlir::tp::ExecutionOptions &options,
+                             const std::string &transport,
                              rt::ProcessGroup *group,
                              const std::vector<std::string> &argv,
                              std::vector<mlir::tp::RankValues> &perRank,
                              bool &reports) {
   reports = false;
-#ifndef TP_HAVE_CUDA
+#if !defined(TP_HAVE_CUDA) && !defined(TP_HAVE_MPI)
+  (void)entry, (void)options, (void)transport, (void)group, (void)argv,
+      (void)perRank;
   return rt::Status::error("the NCCL transport needs the CUDA backend, and "
                            "this build has none");
 #else
   if (!group) {
+#ifndef TP_HAVE_CUDA
+    (void)argv;
+    return rt::Status::error("the NCCL transport needs the CUDA backend, and "
+                             "this build has none");
+#else
     rt::LaunchSpec spec;
     spec.argv = argv;
     spec.ranks = options.ranks;
@@ -89,10 +142,11 @@ rt::Status run::runProcesses(mlir::func::FuncOp entry,
     TP_RETURN_IF_ERROR(rt::launchRanks(spec, all));
     reports = true;
     return decodeReports(all, perRank);
+#endif
   }
   int rank = group->rank();
   // A failed rank sends no results: the caller ends the run (abort).
-  TP_RETURN_IF_ERROR(runRank(entry, options, *group, perRank[rank]));
+  TP_RETURN_IF_ERROR(runRank(entry, options, transport, *group, perRank[rank]));
   std::vector<std::string> all;
   TP_RETURN_IF_ERROR(group->gather(
       rt::encodeOutcome(rt::Status::ok(), perRank[rank].results), all));

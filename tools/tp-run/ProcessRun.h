@@ -1,9 +1,12 @@
 //===- ProcessRun.h - tp-run with one process per rank ----------*- C++ -*-===//
 //
-// `tp-run --backend cuda --transport nccl` runs every rank in its own process
-// on its own GPU. Started plainly, tp-run becomes the launcher: it spawns
-// itself once per rank and reports their results. Started by mpirun, every
-// process is a rank and rank 0 reports. A rank's failure ends the run.
+// Two transports run every rank in its own process:
+//  - nccl (`--backend cuda`): one GPU per rank. Started plainly, tp-run
+//    becomes the launcher: it spawns itself once per rank and reports their
+//    results. Started by mpirun, every process is a rank and rank 0 reports.
+//  - mpi (`--backend cpu`): the ranks exchange MPI messages, so they are
+//    always started by mpirun; a plain tp-run runs mpirun on itself.
+// A rank's failure ends the run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,15 +22,21 @@ namespace tp::run {
 /// by tp-run or by mpirun); null when it should launch the ranks itself.
 rt::Status joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group);
 
-/// Runs `entry` with one process per rank over NCCL. Without a `group`, this
-/// process launches options.ranks copies of `argv` and fills every rank's
-/// results; in a rank, it runs that rank and sends its results on (a rank
-/// that fails sends nothing: the caller ends the run with
-/// ProcessGroup::abort). `reports` says whether this process then reports the
-/// run (the launcher, MPI rank 0); other ranks are done.
+/// Replaces this process by `mpirun --oversubscribe -n ranks argv...`
+/// (mpirun from $TP_MPIRUN, else from PATH); returns only the error when it
+/// cannot.
+rt::Status execUnderMpirun(const std::vector<std::string> &argv, int ranks);
+
+/// Runs `entry` with one process per rank over `transport` (nccl or mpi).
+/// Without a `group` (nccl only), this process launches options.ranks copies
+/// of `argv` and fills every rank's results; in a rank, it runs that rank
+/// and sends its results on (a rank that fails sends nothing: the caller
+/// ends the run with ProcessGroup::abort). `reports` says whether this
+/// process then reports the run (the launcher, MPI rank 0); other ranks are
+/// done.
 rt::Status runProcesses(mlir::func::FuncOp entry,
                         const mlir::tp::ExecutionOptions &options,
-                        rt::ProcessGroup *group,
+                        const std::string &transport, rt::ProcessGroup *group,
                         const std::vector<std::string> &argv,
                         std::vector<mlir::tp::RankValues> &perRank,
                         bool &reports);

@@ -1,7 +1,7 @@
 //===- tp-run.cpp - execute per-rank programs on N ranks ------------------===//
 //
 //   tp-run FILE --ranks N [--entry F] [--seed S] [--backend cpu|cuda]
-//          [--transport loopback|nccl] [--input-dir D] [--dump-dir D]
+//          [--transport loopback|nccl|mpi] [--input-dir D] [--dump-dir D]
 //          [--pipeline P]
 //          [--compare-pipeline P] [--trace T.json] [--dim-size N]
 //          [--arg-shape I=AxB] [--timeout-ms T] [--tolerance X]
@@ -10,7 +10,8 @@
 // upstream per-rank IR runs as it is. --pipeline transforms the program that
 // runs; --compare-pipeline runs the program a second time after another
 // pipeline (an empty one: as given) and compares every result on every rank.
-// With --transport nccl every rank is a process (ProcessRun.h).
+// With --transport nccl (cuda) or mpi (cpu) every rank is a process
+// (ProcessRun.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,10 +62,12 @@ static cl::opt<std::string> backendName(
     cl::init("cpu"));
 static cl::opt<std::string> transport(
     cl::cat(runOptions), "transport",
-    cl::desc("How cuda ranks communicate: loopback (threads of this process, "
-             "copy-engine copies; N ranks may share a GPU) or nccl (one "
-             "process and GPU per rank: tp-run launches them, or run it "
-             "under mpirun)"),
+    cl::desc("How ranks communicate: loopback (threads of this process; "
+             "cuda: copy-engine copies, N ranks may share a GPU), nccl (cuda: "
+             "one process and GPU per rank; tp-run launches them, or run it "
+             "under mpirun) or mpi (cpu: one process per rank exchanging MPI "
+             "messages; tp-run starts them with mpirun, or run it under "
+             "mpirun). Under mpirun the default is nccl for cuda, mpi for cpu"),
     cl::init("loopback"));
 static cl::opt<std::string> compareBackend(
     cl::cat(runOptions), "compare-backend",
@@ -258,11 +261,14 @@ static std::string rankTracePath(int rank) {
   return path.str().str();
 }
 
-/// Runs the reference program of --compare-pipeline and compares.
+/// Runs the reference program of --compare-pipeline and compares. With an
+/// MPI `mpiGroup` every rank runs it as a process and only the reporting
+/// rank compares.
 static int
 compareWithReference(ModuleOp original, func::FuncOp entry,
                      mlir::tp::ExecutionOptions options,
-                     const std::vector<mlir::tp::RankValues> &perRank) {
+                     const std::vector<mlir::tp::RankValues> &perRank,
+                     rt::ProcessGroup *mpiGroup) {
   OwningOpRef<ModuleOp> reference = original.clone();
   if (failed(runPipeline(*reference, comparePipeline)))
     return 1;
@@ -278,10 +284,19 @@ compareWithReference(ModuleOp original, func::FuncOp entry,
   options.trace = nullptr;
   if (!compareBackend.empty())
     options.backend = compareBackend;
-  rt::Status status =
-      mlir::tp::executeSPMD(referenceEntry, options, referenceRuns);
-  if (!status)
+  if (mpiGroup) {
+    bool reports = false;
+    rt::Status status = ::tp::run::runProcesses(
+        referenceEntry, options, "mpi", mpiGroup, {}, referenceRuns, reports);
+    if (!status)
+      mpiGroup->abort("the compared program: " + status.message());
+    if (!reports)
+      return 0;
+  } else if (rt::Status status = mlir::tp::executeSPMD(referenceEntry, options,
+                                                       referenceRuns);
+             !status) {
     exitAfterFailedRun("the compared program: " + status.message());
+  }
   double worst = 0;
   std::string against = (comparePipeline.empty() ? std::string("as given")
                                                  : comparePipeline.getValue()) +
@@ -319,12 +334,19 @@ static int runTool(int argc, char **argv,
     if (!name.empty() && !llvm::is_contained(backends, name))
       return fail("unknown backend '" + name +
                   "'; this build has: " + llvm::join(backends, ", "));
-  if (transport != "loopback" && transport != "nccl")
+  if (!transport.getNumOccurrences() && rt::startedByMpi())
+    transport = backendName == "cuda" ? "nccl" : "mpi";
+  if (transport != "loopback" && transport != "nccl" && transport != "mpi")
     return fail("unknown transport '" + transport +
-                "'; expected loopback or nccl");
-  const bool processes = transport == "nccl";
-  if (processes && backendName != "cuda")
+                "'; expected loopback, nccl or mpi");
+  const bool processes = transport != "loopback";
+  if (transport == "nccl" && backendName != "cuda")
     return fail("--transport nccl runs the cuda backend; add --backend cuda");
+  if (transport == "mpi" && backendName != "cpu")
+    return fail("--transport mpi runs the cpu backend; add --backend cpu");
+  if (transport == "mpi" && !compareBackend.empty() && compareBackend != "cpu")
+    return fail("with --transport mpi the compared program runs on the cpu "
+                "backend too; drop --compare-backend");
 
   // A rank of a multi-process run: mpirun sets the number of ranks.
   if (processes) {
@@ -421,18 +443,29 @@ static int runTool(int argc, char **argv,
   options.runtimeChecks = !noRuntimeChecks;
   options.reportCrashes = true;
   options.abandonRunawayRanks = true;
+  if (group)
+    options.ranksPerNode = group->localSize();
+
+  // MPI ranks are started by mpirun: once the program is known to be sound
+  // (so its errors are reported once, not by every rank), this process
+  // becomes mpirun.
+  if (processes && !group && transport == "mpi")
+    return fail(::tp::run::execUnderMpirun(commandLine, numRanks).message());
 
   if (reporter)
     llvm::outs() << "tp-run: @" << entry.getName() << " on " << numRanks
                  << " rank" << (numRanks == 1 ? "" : "s") << " (" << backendName
-                 << (processes ? ", one process per rank over NCCL" : "")
+                 << (processes ? ", one process per rank over " +
+                                     std::string(transport == "mpi" ? "MPI"
+                                                                    : "NCCL")
+                               : std::string())
                  << ")\n";
   // Compiled code that dies from a signal exits without flushing streams.
   llvm::outs().flush();
   if (processes) {
     bool reports = false;
-    status = ::tp::run::runProcesses(entry, options, group.get(), commandLine,
-                                     perRank, reports);
+    status = ::tp::run::runProcesses(entry, options, transport, group.get(),
+                                     commandLine, perRank, reports);
     // A rank's trace is written whether it failed or not: failures are what
     // traces are for.
     if (trace) {
@@ -444,8 +477,12 @@ static int runTool(int argc, char **argv,
       group->abort(status.message());
     if (status && group)
       rankResultsSent = true;
+    // Under MPI every rank runs the compared program too.
     if (status && !reports)
-      return 0;
+      return comparePipeline.getValue() != "\x01" && transport == "mpi"
+                 ? compareWithReference(*original, entry, options, perRank,
+                                        group.get())
+                 : 0;
   } else {
     status = mlir::tp::executeSPMD(entry, options, perRank);
     if (!status)
@@ -472,7 +509,8 @@ static int runTool(int argc, char **argv,
 
   if (comparePipeline.getValue() == "\x01")
     return 0;
-  return compareWithReference(*original, entry, options, perRank);
+  return compareWithReference(*original, entry, options, perRank,
+                              transport == "mpi" ? group.get() : nullptr);
 }
 
 int main(int argc, char **argv) {

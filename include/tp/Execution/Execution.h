@@ -52,6 +52,9 @@ struct ExecutionOptions {
   /// the state it uses; the caller should then end the process. Otherwise
   /// executeSPMD waits for every rank. `trace` must outlive abandoned ranks.
   bool abandonRunawayRanks = false;
+  /// Ranks sharing this node's cores in a run of one process per rank
+  /// (executeOneRank): the BLAS thread pool is sized for them.
+  int ranksPerNode = 1;
 };
 
 /// One rank's inputs (scalars as rank-0 tensors) and, after a run, results.
@@ -101,7 +104,7 @@ rt::Status executeSPMD(func::FuncOp entry, const ExecutionOptions &options,
 
 /// Compiles `entry` and runs it as rank `rank` of options.ranks on the
 /// calling thread, with a backend whose peers are other processes (the CUDA
-/// backend over NCCL).
+/// backend over NCCL, the CPU backend over MPI).
 rt::Status executeOneRank(func::FuncOp entry, const ExecutionOptions &options,
                           int rank, rt::Backend &backend, RankValues &values);
 

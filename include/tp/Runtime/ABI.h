@@ -191,6 +191,19 @@ TPRtContext *tpRtRunContext(TPRtRun *run, int32_t rank);
 /// Null while the rank has no error, else its message (owned by the context).
 const char *tpRtContextError(TPRtContext *ctx);
 void tpRtRunDestroy(TPRtRun *run);
+/// The number of ranks of the run.
+int32_t tpRtRunSize(TPRtRun *run);
+
+/* A program started by mpirun, one rank per process, on the CPU backend over
+ * MPI (library AsyncTP::TPRuntimeMpi). */
+/// This process's rank of a run spanning MPI_COMM_WORLD. Initializes MPI
+/// (MPI_THREAD_MULTIPLE) unless the program has, and then finalizes it in
+/// tpRtRunDestroy. Null, with a message on stderr, when it cannot.
+TPRtRun *tpRtMpiRunCreate(int64_t timeoutMs);
+/// The rank whose context this process holds (tpRtRunContext(run, it)).
+int32_t tpRtMpiRunRank(TPRtRun *run);
+/// Ends every rank of the job after this one failed with `message`.
+void tpRtMpiAbort(const char *message);
 
 /// The strided copy upstream's memref lowering calls for memref.copy
 /// (the same contract as libmlir_c_runner_utils' `memrefCopy`).

@@ -1,40 +1,31 @@
 //===- Run.cpp - ranks for ahead-of-time compiled code --------------------===//
 
-#include "tp/Runtime/RankContext.h"
-
-#include <memory>
-#include <vector>
+#include "RunState.h"
 
 using namespace tp::rt;
-
-struct TPRtRun {
-  TPRtRun(int ranks, std::chrono::milliseconds timeout)
-      : world(ranks, timeout) {
-    configureCpuThreads(ranks);
-    for (int r = 0; r < ranks; ++r) {
-      backends.push_back(createCpuBackend(world, r));
-      contexts.push_back(
-          std::make_unique<TPRtContext>(*backends.back(), world, r));
-    }
-  }
-
-  World world;
-  std::vector<std::unique_ptr<Backend>> backends;
-  std::vector<std::unique_ptr<TPRtContext>> contexts;
-};
 
 extern "C" {
 
 TPRtRun *tpRtRunCreate(int32_t ranks, int64_t timeoutMs) {
   if (ranks < 1 || timeoutMs < 1)
     return nullptr;
-  return new TPRtRun(ranks, std::chrono::milliseconds(timeoutMs));
+  auto *run = new TPRtRun(ranks, std::chrono::milliseconds(timeoutMs));
+  configureCpuThreads(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    run->backends.push_back(createCpuBackend(run->world, r));
+    run->contexts.push_back(
+        std::make_unique<TPRtContext>(*run->backends.back(), run->world, r));
+  }
+  return run;
 }
 
 TPRtContext *tpRtRunContext(TPRtRun *run, int32_t rank) {
-  if (!run || rank < 0 || rank >= static_cast<int32_t>(run->contexts.size()))
+  if (!run)
     return nullptr;
-  return run->contexts[rank].get();
+  int32_t index = rank - run->firstRank;
+  if (index < 0 || index >= static_cast<int32_t>(run->contexts.size()))
+    return nullptr;
+  return run->contexts[index].get();
 }
 
 const char *tpRtContextError(TPRtContext *ctx) {
@@ -44,5 +35,7 @@ const char *tpRtContextError(TPRtContext *ctx) {
 }
 
 void tpRtRunDestroy(TPRtRun *run) { delete run; }
+
+int32_t tpRtRunSize(TPRtRun *run) { return run ? run->world.numRanks() : 0; }
 
 } // extern "C"

@@ -70,45 +70,12 @@ Status CpuBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(
       world.join(group, signatureOf(site, input), &input, nullptr, ex));
-  std::vector<const Tensor *> peers(g);
+  std::vector<const void *> peers(g);
   for (int i = 0; i < g; ++i)
-    peers[i] = static_cast<const Tensor *>(ex->published[i]);
-  void *out = result.mutableData();
-  // Accumulate in double, in group order, and round once.
-  auto combine = [&](double acc, double v) {
-    switch (reduction) {
-    case Reduction::Sum:
-    case Reduction::Avg:
-      return acc + v;
-    case Reduction::Max:
-      return std::max(acc, v);
-    case Reduction::Min:
-      return std::min(acc, v);
-    }
-    return acc;
-  };
-  bool f32 = input.dtype() == DType::F32;
-  int64_t run = extent * split.inner;
-  for (int64_t o = 0; o < split.outer; ++o) {
-    int64_t src0 = (o * split.extent + start) * split.inner;
-    int64_t dst0 = o * run;
-    for (int64_t e = 0; e < run; ++e) {
-      // f32, the common case, reads the buffers directly.
-      auto at = [&](int i) {
-        return f32 ? double(peers[i]->as<float>()[src0 + e])
-                   : peers[i]->get(src0 + e);
-      };
-      double acc = at(0);
-      for (int i = 1; i < g; ++i)
-        acc = combine(acc, at(i));
-      if (reduction == Reduction::Avg)
-        acc /= g;
-      if (f32)
-        static_cast<float *>(out)[dst0 + e] = static_cast<float>(acc);
-      else
-        storeElement(out, input.dtype(), dst0 + e, acc);
-    }
-  }
+    peers[i] = static_cast<const Tensor *>(ex->published[i])->data();
+  reduceRuns(peers, input.dtype(), reduction, split.outer,
+             extent * split.inner, split.extent * split.inner,
+             start * split.inner, result.mutableData());
   return world.leave(group, ex);
 }
 

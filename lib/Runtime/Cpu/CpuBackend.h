@@ -3,15 +3,18 @@
 #ifndef TP_LIB_RUNTIME_CPU_CPUBACKEND_H
 #define TP_LIB_RUNTIME_CPU_CPUBACKEND_H
 
+#include "Pieces.h"
 #include "tp/Runtime/Backend.h"
 #include "tp/Runtime/Trace.h"
 
-#include <functional>
-#include <thread>
+#include <memory>
 
 namespace tp::rt::cpu {
 
-class CpuBackend final : public Backend {
+/// Ranks are threads of `world`; MpiBackend derives from it with ranks as
+/// processes, overriding the collectives and the two ways fused schedules
+/// move pieces (Pieces.h).
+class CpuBackend : public Backend {
 public:
   CpuBackend(World &world, int rank) : world(world), rank(rank) {}
 
@@ -41,21 +44,28 @@ public:
                            const AllGatherContractArgs &args,
                            std::vector<Tensor> &results) override;
 
+protected:
+  /// Starts the all-gather half of a fused op: `buffers` (the operand, then
+  /// its scales if they travel with it) arrive in pieces, each rank's shard
+  /// cut along the gather dim (extent `shardExtent`) into `chunks`. Every
+  /// member must call it with the same `signature`.
+  virtual Status startGather(const Group &group, const std::string &signature,
+                             const std::vector<GatherBuffer> &buffers,
+                             int64_t shardExtent, bool ring, int chunks,
+                             const std::string &site,
+                             std::unique_ptr<PieceGather> &gather);
+  /// Starts the reduce-scatter half of a fused op over `buffers` (g slices
+  /// laid out by `layout`, see PartialReduce).
+  virtual Status startReduce(const Group &group, const std::string &signature,
+                             const std::vector<void *> &buffers,
+                             const SliceLayout &layout, bool ring, int chunks,
+                             const std::string &site,
+                             std::unique_ptr<PartialReduce> &reduce);
+
+  World &world;
+  int rank;
+
 private:
-  /// Copies slabs [lo, hi) of `origin`'s shard into this rank's gathered
-  /// buffer from what rank `published` published: its shard when
-  /// `fromShard`, else its gathered buffer.
-  using CopyPiece = std::function<void(const void *published, bool fromShard,
-                                       int origin, int64_t lo, int64_t hi)>;
-  /// The communication half of a pipelined all-gather, on its own thread:
-  /// every other rank's shard (cut into `chunks` pieces) in schedule order,
-  /// advancing this rank's progress counter once per piece. This rank's own
-  /// pieces must already be counted. The first error lands in `commStatus`.
-  std::thread gatherInBackground(const Group &group, Exchange &ex, bool ring,
-                                 int chunks, int64_t shardExtent,
-                                 const std::string &site,
-                                 const CopyPiece &copyPiece,
-                                 Status &commStatus);
   template <typename T>
   Status runAllGatherContract(const Group &group,
                               const AllGatherContractArgs &args,
@@ -80,9 +90,6 @@ private:
   Status reduce(const Group &group, const Tensor &input, int64_t dim,
                 bool scatter, Reduction reduction, const std::string &what,
                 Tensor &result);
-
-  World &world;
-  int rank;
 };
 
 } // namespace tp::rt::cpu

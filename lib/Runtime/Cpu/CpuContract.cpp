@@ -18,12 +18,6 @@ using namespace tp::rt::cpu;
 
 namespace {
 
-/// What a rank publishes: its shard, and the gathered buffer ring peers read.
-struct ContractBuffers {
-  const uint8_t *shard;
-  uint8_t *gathered;
-};
-
 /// A K-run [k0, k0 + count) of an operand seen as `view`, as a GEMM operand:
 /// its first element and leading dimension.
 template <typename T> struct RunOperand {
@@ -61,12 +55,9 @@ Status CpuBackend::runAllGatherContract(const Group &group,
   ContractPlan plan;
   TP_RETURN_IF_ERROR(planContract(args, g, plan));
   const DimSplit local = splitAt(x.shape(), args.dim);
-  const int64_t extL = local.extent, extG = extL * g;
-  const size_t elementBytes = byteSize(x.dtype());
+  const int64_t extL = local.extent;
 
   Tensor gathered(x.dtype(), plan.gatheredShape);
-  ContractBuffers mine{static_cast<const uint8_t *>(x.data()),
-                       static_cast<uint8_t *>(gathered.mutableData())};
   std::vector<DenseMatrix<T>> others;
   std::vector<std::vector<T>> accumulators;
   std::string signature = args.site + (ring ? " (ring) on " : " (per_peer) on ");
@@ -77,26 +68,14 @@ Status CpuBackend::runAllGatherContract(const Group &group,
     signature += " " + args.others[i]->typeString();
   }
 
-  std::shared_ptr<Exchange> ex;
-  TP_RETURN_IF_ERROR(world.join(group, signature, &mine, nullptr, ex));
   const int chunks = args.schedule.pieces(extL);
-  copySlabs(mine.shard, extL, 0, mine.gathered, extG, me * extL, extL, local,
-            elementBytes);
-  std::atomic<int64_t> &myProgress = *ex->progress[me];
-  myProgress.store(chunks, std::memory_order_release);
-
-  Status commStatus;
-  std::thread comm = gatherInBackground(
-      group, *ex, ring, chunks, extL, args.site,
-      [&](const void *published, bool fromShard, int origin, int64_t lo,
-          int64_t hi) {
-        auto *from = static_cast<const ContractBuffers *>(published);
-        copySlabs(fromShard ? from->shard : from->gathered,
-                  fromShard ? extL : extG, fromShard ? lo : origin * extL + lo,
-                  mine.gathered, extG, origin * extL + lo, hi - lo, local,
-                  elementBytes);
-      },
-      commStatus);
+  std::unique_ptr<PieceGather> gather;
+  TP_RETURN_IF_ERROR(startGather(
+      group, signature,
+      {{static_cast<const uint8_t *>(x.data()),
+        static_cast<uint8_t *>(gathered.mutableData()), local,
+        byteSize(x.dtype())}},
+      extL, ring, chunks, args.site, gather));
 
   // The gathered x as T, filled run by run (no copy for f32/f64 data).
   const bool direct = (sizeof(T) == 4 && x.dtype() == DType::F32) ||
@@ -112,10 +91,8 @@ Status CpuBackend::runAllGatherContract(const Group &group,
   for (int step = 0; step < g && status.isOk(); ++step) {
     int origin = ring ? (me - step + g) % g : (me + step) % g;
     for (int j = 0; j < chunks; ++j) {
-      int64_t piece = int64_t(step) * chunks + j;
-      status = world.spinFor(
-          [&] { return myProgress.load(std::memory_order_acquire) > piece; },
-          args.site + " waiting for its own communication thread");
+      status = gather->waitFor(int64_t(step) * chunks + j,
+                               args.site + " waiting for its communication");
       if (!status.isOk())
         break;
       auto [lo, hi] = Schedule::pieceRange(extL, chunks, j);
@@ -154,14 +131,7 @@ Status CpuBackend::runAllGatherContract(const Group &group,
       }
     }
   }
-  if (!status.isOk())
-    world.fail(rank, status.message());
-  comm.join();
-  if (status.isOk() && !commStatus.isOk())
-    status = commStatus;
-  Status left = world.leave(group, ex);
-  TP_RETURN_IF_ERROR(status);
-  TP_RETURN_IF_ERROR(left);
+  TP_RETURN_IF_ERROR(gather->finish(status));
 
   results.clear();
   if (args.returnGathered)

@@ -7,14 +7,15 @@
 // product piece in its final place.
 //
 // matmul_reduce_scatter: this thread computes the partial product destined to
-// each rank piece by piece into a workspace peers read. per_peer: a reducer
-// thread sums the pieces destined to this rank as their owners publish them;
-// ring: each rank adds its left neighbour's running sum to its own partial
-// and passes it on, so after group-size steps every rank holds its slice.
+// each rank piece by piece into a workspace. per_peer: a reducer thread sums
+// the pieces destined to this rank as their owners make them; ring: each rank
+// adds its left neighbour's running sum to its own partial and passes it on,
+// so after group-size steps every rank holds its slice.
 //
 // Pieces: each rank's share along the gather/scatter dim is cut into
-// `schedule.chunks` near-equal parts; progress counters in the Exchange say
-// how many pieces each rank has made available, in schedule order.
+// `schedule.chunks` near-equal parts, made and taken in schedule order. How
+// a piece travels (threads reading peers' buffers, or MPI messages) is the
+// PieceGather / PartialReduce of startGather / startReduce (Pieces.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,14 +53,6 @@ std::string fusedSignature(const std::string &site, const Schedule &schedule,
 /// Extent of the last dim (the contraction or output dim); 0 for scalars.
 int64_t lastExtent(const Tensor &t) { return t.rank() ? t.shape().back() : 0; }
 
-/// What a rank publishes for an all-gather-matmul.
-struct GatherBuffers {
-  const uint8_t *shard;
-  const uint8_t *scaleShard;
-  uint8_t *gathered;
-  uint8_t *gatheredScale;
-};
-
 } // namespace
 
 Status CpuBackend::allGatherMatmul(const Group &group,
@@ -79,46 +72,6 @@ Status CpuBackend::allGatherMatmul(const Group &group,
   if (wide)
     return runAllGatherMatmul<double>(group, args, results);
   return runAllGatherMatmul<float>(group, args, results);
-}
-
-std::thread CpuBackend::gatherInBackground(const Group &group, Exchange &ex,
-                                           bool ring, int chunks,
-                                           int64_t shardExtent,
-                                           const std::string &site,
-                                           const CopyPiece &copyPiece,
-                                           Status &commStatus) {
-  return std::thread([&group, &ex, ring, chunks, shardExtent, &site, copyPiece,
-                      &commStatus, this] {
-    const int g = group.size(), me = group.index;
-    std::atomic<int64_t> &myProgress = *ex.progress[me];
-    for (int step = 1; step < g && commStatus.isOk(); ++step) {
-      int origin = ring ? (me - step + g) % g : (me + step) % g;
-      for (int j = 0; j < chunks && commStatus.isOk(); ++j) {
-        auto [lo, hi] = pieceRange(shardExtent, chunks, j);
-        TraceScope scope(world.trace(), rank, Stream::Comm,
-                         "recv r" + std::to_string(group.member(origin)) +
-                             " piece " + std::to_string(j),
-                         "comm");
-        // Ring: the left neighbour's gathered buffer once it holds the
-        // piece; per_peer: the owner's shard, there from the start.
-        int from = origin;
-        if (ring) {
-          from = (me - 1 + g) % g;
-          int64_t needed = int64_t(step - 1) * chunks + j;
-          commStatus = world.spinFor(
-              [&] {
-                return ex.progress[from]->load(std::memory_order_acquire) >
-                       needed;
-              },
-              site + " waiting for rank " + std::to_string(group.member(from)));
-          if (!commStatus.isOk())
-            break;
-        }
-        copyPiece(ex.published[from], /*fromShard=*/!ring, origin, lo, hi);
-        myProgress.fetch_add(1, std::memory_order_release);
-      }
-    }
-  });
 }
 
 template <typename T>
@@ -149,13 +102,14 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
     gatheredScale = Tensor(args.a.scale->dtype(), shape);
     scaleSplit = splitAt(args.a.scale->shape(), d);
   }
-  GatherBuffers mine{
-      static_cast<const uint8_t *>(a.data()),
-      gatherScale ? static_cast<const uint8_t *>(args.a.scale->data())
-                  : nullptr,
-      static_cast<uint8_t *>(gathered.mutableData()),
-      gatherScale ? static_cast<uint8_t *>(gatheredScale.mutableData())
-                  : nullptr};
+  std::vector<GatherBuffer> buffers{
+      {static_cast<const uint8_t *>(a.data()),
+       static_cast<uint8_t *>(gathered.mutableData()), local,
+       byteSize(a.dtype())}};
+  if (gatherScale)
+    buffers.push_back({static_cast<const uint8_t *>(args.a.scale->data()),
+                       static_cast<uint8_t *>(gatheredScale.mutableData()),
+                       scaleSplit, byteSize(args.a.scale->dtype())});
 
   // B operands as dense T matrices, and the product tensors.
   std::vector<DenseMatrix<T>> bs;
@@ -181,41 +135,14 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
     for (int64_t n : ns)
       accumulators.emplace_back(totalRows * n, T(0));
 
-  std::shared_ptr<Exchange> ex;
-  TP_RETURN_IF_ERROR(
-      world.join(group, fusedSignature(args.site, args.schedule, {&a}, args.bs),
-                 &mine, nullptr, ex));
   const int chunks = args.schedule.pieces(extL);
   auto originOf = [&](int step) {
     return ring ? (me - step + g) % g : (me + step) % g;
   };
-  auto copyPiece = [&](const GatherBuffers &from, bool fromShard, int origin,
-                       int64_t lo, int64_t hi) {
-    int64_t srcExtent = fromShard ? extL : extG;
-    int64_t srcStart = fromShard ? lo : origin * extL + lo;
-    copySlabs(fromShard ? from.shard : from.gathered, srcExtent, srcStart,
-              mine.gathered, extG, origin * extL + lo, hi - lo, local,
-              byteSize(a.dtype()));
-    if (gatherScale)
-      copySlabs(fromShard ? from.scaleShard : from.gatheredScale, srcExtent,
-                srcStart, mine.gatheredScale, extG, origin * extL + lo, hi - lo,
-                scaleSplit, byteSize(args.a.scale->dtype()));
-  };
-  std::atomic<int64_t> &myProgress = *ex->progress[me];
-
-  // Step 0: this rank's own shard.
-  copyPiece(mine, /*fromShard=*/true, me, 0, extL);
-  myProgress.store(chunks, std::memory_order_release);
-
-  Status commStatus;
-  std::thread comm = gatherInBackground(
-      group, *ex, ring, chunks, extL, args.site,
-      [&](const void *published, bool fromShard, int origin, int64_t lo,
-          int64_t hi) {
-        copyPiece(*static_cast<const GatherBuffers *>(published), fromShard,
-                  origin, lo, hi);
-      },
-      commStatus);
+  std::unique_ptr<PieceGather> gather;
+  TP_RETURN_IF_ERROR(startGather(
+      group, fusedSignature(args.site, args.schedule, {&a}, args.bs), buffers,
+      extL, ring, chunks, args.site, gather));
 
   // The gathered A as an operand (scales gathered alongside when they are).
   Operand gatheredA = args.a;
@@ -230,10 +157,8 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   for (int step = 0; step < g && status.isOk(); ++step) {
     int origin = originOf(step);
     for (int j = 0; j < chunks; ++j) {
-      int64_t piece = int64_t(step) * chunks + j;
-      status = world.spinFor(
-          [&] { return myProgress.load(std::memory_order_acquire) > piece; },
-          args.site + " waiting for its own communication thread");
+      status = gather->waitFor(int64_t(step) * chunks + j,
+                               args.site + " waiting for its communication");
       if (!status.isOk())
         break;
       auto [lo, hi] = pieceRange(extL, chunks, j);
@@ -277,14 +202,7 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
       }
     }
   }
-  if (!status.isOk())
-    world.fail(rank, status.message());
-  comm.join();
-  if (status.isOk() && !commStatus.isOk())
-    status = commStatus;
-  Status left = world.leave(group, ex);
-  TP_RETURN_IF_ERROR(status);
-  TP_RETURN_IF_ERROR(left);
+  TP_RETURN_IF_ERROR(gather->finish(status));
 
   if (kSplit)
     for (size_t i = 0; i < bs.size(); ++i) {
@@ -359,19 +277,23 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   // reduced slice's layout. sums[s]: a ring rank's running sum after step s.
   std::vector<std::vector<T>> partials(g, std::vector<T>(sliceSize));
   std::vector<std::vector<T>> sums(ring ? g : 0, std::vector<T>(sliceSize));
-  std::vector<std::vector<T>> *published = ring ? &sums : &partials;
-  std::shared_ptr<Exchange> ex;
-  TP_RETURN_IF_ERROR(
-      world.join(group,
-                 fusedSignature(args.site, args.schedule,
-                                {&a, args.b.data, args.addend, args.bias}),
-                 published, nullptr, ex));
+  std::vector<void *> published;
+  for (std::vector<T> &slice : ring ? sums : partials)
+    published.push_back(slice.data());
+  // A piece [lo, hi) of a slice: nSplit, a run of columns per row; else a
+  // run of slabs per outer block.
+  SliceLayout layout;
+  layout.count = nSplit ? totalRows : split.outer;
+  layout.unit = nSplit ? 1 : split.inner;
+  layout.stride = extL * layout.unit;
+  layout.elementBytes = sizeof(T);
   const int chunks = args.schedule.pieces(extL);
-  std::atomic<int64_t> &myProgress = *ex->progress[me];
-  auto peerBuffers = [&](int member) {
-    return static_cast<std::vector<std::vector<T>> *>(
-        const_cast<void *>(ex->published[member]));
-  };
+  std::unique_ptr<PartialReduce> exchange;
+  TP_RETURN_IF_ERROR(startReduce(
+      group,
+      fusedSignature(args.site, args.schedule,
+                     {&a, args.b.data, args.addend, args.bias}),
+      published, layout, ring, chunks, args.site, exchange));
   /// Calls fn(offset, length) for the contiguous runs of piece [lo, hi) in
   /// the reduced slice's layout.
   auto forEachRun = [&](int64_t lo, int64_t hi, auto &&fn) {
@@ -451,25 +373,20 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   std::thread reducer;
   std::vector<double> total(sliceSize, 0.0);
   if (!ring) {
-    // Sums, in group order, the pieces every rank computes for this one.
+    // Sums, in group order, the pieces every rank makes for this one.
     reducer = std::thread([&] {
       for (int j = 0; j < chunks && commStatus.isOk(); ++j) {
         auto [lo, hi] = pieceRange(extL, chunks, j);
         for (int p = 0; p < g && commStatus.isOk(); ++p) {
-          int64_t needed = int64_t((me - p - 1 + 2 * g) % g) * chunks + j;
-          commStatus = world.spinFor(
-              [&] {
-                return ex->progress[p]->load(std::memory_order_acquire) >
-                       needed;
-              },
-              args.site + " waiting for rank " +
-                  std::to_string(group.member(p)));
+          int64_t ordinal = int64_t((me - p - 1 + 2 * g) % g) * chunks + j;
+          const void *slice = nullptr;
+          commStatus = exchange->fetch(p, me, ordinal, lo, hi, slice);
           if (!commStatus.isOk())
             break;
           TraceScope scope(world.trace(), rank, Stream::Comm,
                            "reduce from r" + std::to_string(group.member(p)),
                            "comm");
-          const std::vector<T> &piece = (*peerBuffers(p))[me];
+          const T *piece = static_cast<const T *>(slice);
           forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
             for (int64_t i = offset; i < offset + length; ++i)
               total[i] += piece[i];
@@ -482,40 +399,36 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
     // Partials for the next ranks first, this rank's own slice last.
     for (int step = 1; step <= g && status.isOk(); ++step) {
       int c = (me + step) % g;
-      for (int j = 0; j < chunks; ++j) {
+      for (int j = 0; j < chunks && status.isOk(); ++j) {
         if (world.failed()) {
           status = Status::error(args.site + ": stopped, another rank failed");
           break;
         }
         auto [lo, hi] = pieceRange(extL, chunks, j);
         computePiece(c, lo, hi, partials[c].data());
-        myProgress.fetch_add(1, std::memory_order_release);
+        status = exchange->made(c, int64_t(step - 1) * chunks + j, lo, hi);
       }
     }
   } else {
     int left = (me - 1 + g) % g;
     for (int step = 0; step < g && status.isOk(); ++step) {
       int c = (me - step - 1 + 2 * g) % g;
-      for (int j = 0; j < chunks; ++j) {
+      for (int j = 0; j < chunks && status.isOk(); ++j) {
         auto [lo, hi] = pieceRange(extL, chunks, j);
         computePiece(c, lo, hi, partials[c].data());
         std::vector<T> &sum = sums[step];
         const std::vector<T> &own = partials[c];
         if (step > 0) {
-          int64_t needed = int64_t(step - 1) * chunks + j;
-          status = world.spinFor(
-              [&] {
-                return ex->progress[left]->load(std::memory_order_acquire) >
-                       needed;
-              },
-              args.site + " waiting for rank " +
-                  std::to_string(group.member(left)));
+          const void *slice = nullptr;
+          status = exchange->fetch(left, step - 1,
+                                   int64_t(step - 1) * chunks + j, lo, hi,
+                                   slice);
           if (!status.isOk())
             break;
           TraceScope scope(world.trace(), rank, Stream::Comm,
                            "add from r" + std::to_string(group.member(left)),
                            "comm");
-          const std::vector<T> &incoming = (*peerBuffers(left))[step - 1];
+          const T *incoming = static_cast<const T *>(slice);
           forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
             for (int64_t i = offset; i < offset + length; ++i)
               sum[i] = own[i] + incoming[i];
@@ -533,19 +446,17 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
           });
           finishPiece(total.data(), lo, hi);
         }
-        myProgress.fetch_add(1, std::memory_order_release);
+        status = exchange->made(step, int64_t(step) * chunks + j, lo, hi);
       }
     }
   }
   if (!status.isOk())
-    world.fail(rank, status.message());
+    exchange->cancel(status);
   if (reducer.joinable())
     reducer.join();
   if (status.isOk() && !commStatus.isOk())
     status = commStatus;
-  Status left = world.leave(group, ex);
-  TP_RETURN_IF_ERROR(status);
-  TP_RETURN_IF_ERROR(left);
+  TP_RETURN_IF_ERROR(exchange->finish(status));
 
   results.clear();
   if (args.returnUnreduced) {
@@ -638,8 +549,8 @@ CpuBackend::composeMatmulReduceScatter(const Group &group,
     for (int64_t i = 0, e = product.numElements(); i < e; ++i)
       product.set(i, product.get(i) + args.addend->get(i));
   Tensor reduced;
-  TP_RETURN_IF_ERROR(reduce(group, product, args.dim, /*scatter=*/true,
-                            args.reduction, args.site, reduced));
+  TP_RETURN_IF_ERROR(reduceScatter(group, product, args.dim, args.reduction,
+                                   args.site, reduced));
   results.clear();
   if (args.returnUnreduced)
     results.push_back(withBias(product, nullptr, args.outType));

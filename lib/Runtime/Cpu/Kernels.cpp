@@ -209,3 +209,42 @@ template void addBias<float>(const Tensor &, int64_t, int64_t, int64_t,
 template void addBias<double>(const Tensor &, int64_t, int64_t, int64_t,
                               double *);
 } // namespace tp::rt::cpu
+
+void tp::rt::cpu::reduceRuns(const std::vector<const void *> &sources,
+                             DType dtype, Reduction reduction, int64_t outer,
+                             int64_t run, int64_t stride, int64_t start,
+                             void *out) {
+  auto combine = [&](double acc, double v) {
+    switch (reduction) {
+    case Reduction::Sum:
+    case Reduction::Avg:
+      return acc + v;
+    case Reduction::Max:
+      return std::max(acc, v);
+    case Reduction::Min:
+      return std::min(acc, v);
+    }
+    return acc;
+  };
+  const size_t count = sources.size();
+  const bool f32 = dtype == DType::F32;
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t src0 = o * stride + start, dst0 = o * run;
+    for (int64_t e = 0; e < run; ++e) {
+      // f32, the common case, reads the buffers directly.
+      auto at = [&](size_t i) {
+        return f32 ? double(static_cast<const float *>(sources[i])[src0 + e])
+                   : loadElement(sources[i], dtype, src0 + e);
+      };
+      double acc = at(0);
+      for (size_t i = 1; i < count; ++i)
+        acc = combine(acc, at(i));
+      if (reduction == Reduction::Avg)
+        acc /= static_cast<double>(count);
+      if (f32)
+        static_cast<float *>(out)[dst0 + e] = static_cast<float>(acc);
+      else
+        storeElement(out, dtype, dst0 + e, acc);
+    }
+  }
+}

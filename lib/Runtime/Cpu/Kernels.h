@@ -74,6 +74,13 @@ template <typename T>
 void addBias(const Tensor &bias, int64_t col0, int64_t rows, int64_t cols,
              T *block);
 
+/// out[o * run + e] = sources[0][x] op sources[1][x] op ... with
+/// x = o * stride + start + e, for o < outer and e < run: accumulated in
+/// double in source order and rounded once (Avg divides by the count).
+void reduceRuns(const std::vector<const void *> &sources, DType dtype,
+                Reduction reduction, int64_t outer, int64_t run, int64_t stride,
+                int64_t start, void *out);
+
 /// Whether the operands ask for double precision (any f64).
 bool needsDouble(const Operand &a, const Operand &b);
 

@@ -104,8 +104,12 @@ private:
 Status tp::rt::joinMpiRun(std::unique_ptr<ProcessGroup> &group) {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized && MPI_Init(nullptr, nullptr) != MPI_SUCCESS)
-    return Status::error("MPI_Init failed");
+  // The MPI CPU backend calls MPI from a rank's compute and communication
+  // threads (one at a time).
+  int provided = MPI_THREAD_SINGLE;
+  if (!initialized && MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE,
+                                      &provided) != MPI_SUCCESS)
+    return Status::error("MPI_Init_thread failed");
   group = std::make_unique<MpiGroup>();
   return Status::ok();
 }

@@ -7,7 +7,7 @@ pipeline and equal to the program run as given, must be, bit for bit,
 numpy's slice r of the same tensor in the target split.
 
     all_to_all_numerics.py --tp-run BIN --program RANKS FILE [...]
-                           [--backend cpu|cuda [--transport loopback|nccl]]
+                           [--backend cpu|cuda] [--transport loopback|mpi|nccl]
 
 Prints one line per entry and group size and a final "passed N of N" line;
 exits 1 on any failure.
@@ -18,7 +18,7 @@ import tempfile
 
 import numpy as np
 
-from numerics_common import finish, run, to_bf16
+from numerics_common import TRANSPORT_HELP, add_transport, finish, run, to_bf16, transport_args
 
 # entry: (global shape, element type, source split dim, target split dim)
 ENTRIES = {
@@ -81,11 +81,9 @@ def main():
     parser.add_argument("--program", nargs=2, action="append", required=True,
                         metavar=("RANKS", "FILE"))
     parser.add_argument("--backend", default="cpu")
-    parser.add_argument("--transport")
+    add_transport(parser, TRANSPORT_HELP + "; cuda: loopback or nccl")
     args = parser.parse_args()
-    backend = ["--backend", args.backend]
-    if args.transport:
-        backend += ["--transport", args.transport]
+    backend = ["--backend", args.backend] + transport_args(args)
     total = passed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for ranks, path in args.program:

@@ -16,6 +16,7 @@ sole uses are weight gradients, and that one becomes tp.all_gather_contract.
 
     backward_numerics.py --tp-opt BIN --tp-run BIN PROGRAM... [--ranks 2 4 8]
                          [--dtypes f32 bf16]
+                         [--transport mpi]
 
 For each program, group size and element type this writes the per-rank IR
 and seeded per-rank inputs, reads the pipeline's fusion counts (its `stats`
@@ -33,7 +34,8 @@ import re
 import numpy as np
 
 from glue_numerics import Program, t
-from numerics_common import compare, run, run_matrix, to_bf16, worst_error
+from numerics_common import (add_transport, compare, run, run_matrix, to_bf16,
+                             transport_args, worst_error)
 
 S, B, H, F = 16, 2, 32, 64  # sequence, batch, hidden, ffn (and attention) width
 PIPELINE = "tp-async-tp-pipeline"
@@ -313,7 +315,7 @@ def check(name, g, dt, args, tmp):
         ins.append([v.astype(np.float64) for v in values])
     ok, error, output = compare([args.tp_run, path, "--ranks", str(g), "--input-dir", inputs,
                                  "--dump-dir", dumps, "--pipeline", PIPELINE,
-                                 "--compare-pipeline", ""])
+                                 "--compare-pipeline", ""] + transport_args(args))
     if not ok:
         return False, output
     worst, mismatch = worst_error(dumps, ref(ins))
@@ -332,6 +334,7 @@ def main():
     parser.add_argument("--tp-run", required=True)
     parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4, 8])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    add_transport(parser)
     args = parser.parse_args()
     run_matrix(args.programs, args.ranks, args.dtypes,
                lambda name, g, dt, tmp: check(name, g, dt, args, tmp))

@@ -12,6 +12,7 @@ shard.
 
     dynamic_grid_numerics.py --mlir-opt BIN --tp-opt BIN --tp-run BIN
                              PROGRAM... [--ranks 2 4] [--dtypes f32 bf16]
+                             [--transport mpi]
 
 Prints one line per run and "passed N of N"; exits 1 on any failure.
 """
@@ -21,7 +22,7 @@ import re
 
 import numpy as np
 
-from numerics_common import compare, run, run_matrix, to_bf16
+from numerics_common import add_transport, compare, run, run_matrix, to_bf16, transport_args
 
 # A sequence-parallel MLP: rows of x gathered into a column-parallel matmul,
 # then a row-parallel matmul reduce-scattered back to rows.
@@ -122,7 +123,7 @@ def check(name, g, dt, args, tmp):
                 shapes += ["--arg-shape", f"{i}=" + "x".join(str(d) for d in local.shape)]
     ok, error, output = compare([args.tp_run, path, "--ranks", str(g), "--input-dir", folder,
                                  "--dump-dir", dumps, "--pipeline", "tp-async-tp-pipeline",
-                                 "--compare-pipeline", ""] + shapes)
+                                 "--compare-pipeline", ""] + shapes + transport_args(args))
     if not ok:
         return False, output
     expected = ref(*[v.astype(np.float64) for v in values])
@@ -146,6 +147,7 @@ def main():
     parser.add_argument("--tp-run", required=True)
     parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    add_transport(parser)
     args = parser.parse_args()
     run_matrix(args.programs, args.ranks, args.dtypes,
                lambda name, g, dt, tmp: check(name, g, dt, args, tmp))

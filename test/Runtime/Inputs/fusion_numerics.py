@@ -9,7 +9,7 @@ on the same seeded inputs and requires every result on every rank to match.
     fusion_numerics.py --tp-opt BIN --tp-run BIN PATTERN... [--ranks 1 2 3 4 8]
                        [--dtypes f32 bf16] [--schedules per_peer:1 ring:3]
                        [--backend cuda --compare-backend cpu --tolerance X]
-                       [--transport nccl] [--jobs N]
+                       [--transport mpi|nccl] [--jobs N]
 
 Prints one line per run and a final "passed N of N" line; exits 1 on any
 failure.
@@ -20,7 +20,7 @@ import os
 import re
 import tempfile
 
-from numerics_common import compare, finish, run
+from numerics_common import TRANSPORT_HELP, add_transport, compare, finish, run, transport_args
 
 K, N, F, R, B, S = 32, 16, 24, 4, 2, 3  # per-rank sizes
 
@@ -353,14 +353,12 @@ def main():
     parser.add_argument("--compare-backend", default="cpu",
                         help="backend of the unfused reference run")
     parser.add_argument("--tolerance", help="tp-run --tolerance (default: by type)")
-    parser.add_argument("--transport", default="loopback",
-                        help="tp-run --transport of the fused run (cuda)")
+    add_transport(parser, TRANSPORT_HELP + "; cuda: loopback or nccl")
     parser.add_argument("--jobs", type=int, default=1,
                         help="tp-run processes at a time (a GPU machine's cores)")
     args = parser.parse_args()
-    backends = ["--backend", args.backend, "--compare-backend", args.compare_backend]
-    if args.transport != "loopback":
-        backends += ["--transport", args.transport]
+    backends = (["--backend", args.backend, "--compare-backend", args.compare_backend]
+                + transport_args(args))
     if args.tolerance:
         backends += ["--tolerance", args.tolerance]
 

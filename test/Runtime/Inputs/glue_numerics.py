@@ -13,6 +13,7 @@ the IR).
 
     glue_numerics.py --tp-opt BIN --tp-run BIN PROGRAM... [--ranks 1 2 4 8]
                      [--dtypes f32 bf16]
+                     [--transport mpi]
 
 Prints one line per run and a final "passed N of N" line; exits 1 on any
 failure. Needs numpy.
@@ -23,7 +24,8 @@ import re
 
 import numpy as np
 
-from numerics_common import compare, run, run_matrix, to_bf16, worst_error
+from numerics_common import (add_transport, compare, run, run_matrix, to_bf16,
+                             transport_args, worst_error)
 
 S, H, F, NH, HD = 4, 32, 64, 8, 4  # local rows, hidden, ffn, heads, head dim
 EPS = 1e-5
@@ -445,7 +447,7 @@ def check(name, g, dt, args, tmp):
         ins.append([v.astype(np.float64) for v in values])
     ok, error, output = compare([args.tp_run, path, "--ranks", str(g), "--input-dir", inputs,
                                  "--dump-dir", dumps, "--pipeline", "tp-async-tp-pipeline",
-                                 "--compare-pipeline", ""])
+                                 "--compare-pipeline", ""] + transport_args(args))
     if not ok:
         return False, output
     worst, mismatch = worst_error(dumps, ref(ins))
@@ -463,6 +465,7 @@ def main():
     parser.add_argument("--tp-run", required=True)
     parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    add_transport(parser)
     args = parser.parse_args()
     run_matrix(args.programs, args.ranks, args.dtypes,
                lambda name, g, dt, tmp: check(name, g, dt, args, tmp))

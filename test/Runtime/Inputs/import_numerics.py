@@ -6,6 +6,7 @@ every rank.
 
     import_numerics.py --mlir-opt BIN --tp-opt BIN --tp-run BIN TEMPLATE...
                        [--ranks 1 2 3 4 8] [--dtypes f32 bf16]
+                       [--transport mpi]
 
 A template is `upstream/NAME.mlir.in` with @G@ (tensor-parallel group size)
 and @DT@ (element type) markers. Prints one line per run and a final
@@ -16,7 +17,7 @@ import os
 import re
 import tempfile
 
-from numerics_common import compare, finish, run
+from numerics_common import add_transport, compare, finish, run, transport_args
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -44,6 +45,7 @@ def main():
     parser.add_argument("--tp-run", required=True)
     parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4, 8])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    add_transport(parser)
     args = parser.parse_args()
 
     total = passed = 0
@@ -82,7 +84,7 @@ def main():
                     ok, error, output = compare(
                         [args.tp_run, path, "--ranks", str(g * per_group), "--seed", str(g),
                          "--pipeline", pipeline, "--compare-pipeline", ""]
-                        + extra(g))
+                        + extra(g) + transport_args(args))
                     passed += ok
                     print(f"{tag}: ok, {expected} fused ({error})" if ok
                           else f"{tag}: FAILED\n{output}")

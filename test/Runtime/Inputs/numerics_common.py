@@ -19,6 +19,20 @@ def run(cmd, timeout=600, **kwargs):
             cmd, 124, output + f"\nstopped after {timeout} s: {' '.join(cmd)}\n")
 
 
+TRANSPORT_HELP = "tp-run --transport: loopback (threads) or mpi (one process per rank, cpu backend)"
+
+
+def add_transport(parser, help=TRANSPORT_HELP):
+    """The drivers' --transport option (default loopback)."""
+    parser.add_argument("--transport", default="loopback", help=help)
+
+
+def transport_args(args):
+    """What every tp-run command of a driver gets for its --transport:
+    nothing for loopback (tp-run's default), else `--transport T`."""
+    return [] if args.transport == "loopback" else ["--transport", args.transport]
+
+
 def compare(cmd):
     """Runs a `tp-run ... --compare-pipeline` command: (ok, max normalized
     error as printed, full output)."""

@@ -18,6 +18,7 @@ multiply it by the rank's column-parallel weight:
 
     scale_uniformity.py --tp-opt BIN --tp-run BIN [--ranks 2 4 8]
                         [--modes per_tensor nvfp4] [--dtypes f32 bf16]
+                        [--transport mpi]
 
 Prints one line per case and "passed N of N"; exits 1 on any failure.
 """
@@ -28,7 +29,7 @@ import tempfile
 
 import numpy as np
 
-from numerics_common import compare, finish, run
+from numerics_common import add_transport, compare, finish, run, transport_args
 
 R, K, N = 8, 64, 32  # rows per rank, K, local output columns
 # Largest |result - numpy| / max |numpy| accepted with the group scale (numpy
@@ -149,7 +150,7 @@ def check(g, mode, dt, group_scale, args, tmp):
         np.save(os.path.join(inputs, f"rank{r}", "arg1.npy"), ws[-1])
     ok, error, output = compare([args.tp_run, path, "--ranks", str(g), "--input-dir", inputs,
                                  "--dump-dir", dumps, "--pipeline", "tp-async-tp-pipeline",
-                                 "--compare-pipeline", ""])
+                                 "--compare-pipeline", ""] + transport_args(args))
     if not ok:
         return False, output
     # The group's scale for every piece; each weight with its own.
@@ -175,6 +176,7 @@ def main():
     parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4, 8])
     parser.add_argument("--modes", nargs="+", default=sorted(TYPES), choices=sorted(TYPES))
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    add_transport(parser)
     args = parser.parse_args()
     total = passed = 0
     with tempfile.TemporaryDirectory() as tmp:

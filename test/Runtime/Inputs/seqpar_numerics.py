@@ -13,6 +13,7 @@ with numpy computing the layer from those inputs.
 
     seqpar_numerics.py --tp-opt BIN --tp-run BIN PROGRAM... [--ranks 2 4 8]
                        [--dtypes f32 bf16]
+                       [--transport mpi]
 
 Prints one line per run and "passed N of N"; exits 1 on any failure.
 """
@@ -23,7 +24,8 @@ import re
 import numpy as np
 
 from glue_numerics import F, H, Program, matmul, np_rmsnorm, t
-from numerics_common import compare, run, run_matrix, to_bf16, worst_error
+from numerics_common import (add_transport, compare, run, run_matrix, to_bf16,
+                             transport_args, worst_error)
 
 T = 16  # rows (tokens); every group size below divides it
 PIPELINE = "tp-async-tp-pipeline{sequence-parallel}"
@@ -155,7 +157,7 @@ def check(name, g, dt, args, tmp):
         ins.append(values)
     ok, error, output = compare([args.tp_run, path, "--ranks", str(g), "--input-dir", inputs,
                                  "--dump-dir", dumps, "--pipeline", PIPELINE,
-                                 "--compare-pipeline", ""])
+                                 "--compare-pipeline", ""] + transport_args(args))
     if not ok:
         return False, output
     worst, mismatch = worst_error(dumps, ref(ins))
@@ -173,6 +175,7 @@ def main():
     parser.add_argument("--tp-run", required=True)
     parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4, 8])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    add_transport(parser)
     args = parser.parse_args()
     run_matrix(args.programs, args.ranks, args.dtypes,
                lambda name, g, dt, tmp: check(name, g, dt, args, tmp))

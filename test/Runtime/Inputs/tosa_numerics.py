@@ -16,6 +16,7 @@ shards. The same again with the TOSA lowered before fusion
 
     tosa_numerics.py --mlir-opt BIN --tp-opt BIN --tp-run BIN
                      [--ranks 1 2 4 8] [--dtypes f32 bf16]
+                     [--transport mpi]
 
 Prints one line per run and a final "passed N of N" line; exits 1 on any
 failure. Needs numpy.
@@ -27,7 +28,7 @@ import tempfile
 
 import numpy as np
 
-from numerics_common import compare, finish, run, to_bf16
+from numerics_common import add_transport, compare, finish, run, to_bf16, transport_args
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 M, K, H, N = 16, 32, 48, 32  # tokens, model, hidden, model (global)
@@ -92,7 +93,7 @@ def check(g, dt, args, tmp):
         dumps = os.path.join(tmp, f"out_{g}_{dt}_{len(tag)}")
         ok, error, output = compare([args.tp_run, path, "--ranks", str(g), "--input-dir", inputs,
                                      "--dump-dir", dumps, "--pipeline", pipeline,
-                                     "--compare-pipeline", ""])
+                                     "--compare-pipeline", ""] + transport_args(args))
         if not ok:
             return False, output
         worst = 0.0
@@ -114,6 +115,7 @@ def main():
     parser.add_argument("--tp-run", required=True)
     parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    add_transport(parser)
     args = parser.parse_args()
     total = passed = 0
     with tempfile.TemporaryDirectory() as tmp:

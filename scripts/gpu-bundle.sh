@@ -22,9 +22,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 out=$root/.gpu-bundle
 programs=(bin/tp-opt bin/tp-run bin/tp-gpu-bench bin/tp-launch-probe
-          test/Unit/TPCudaTests)
+          bin/tp-glue-gpu-check test/Unit/TPCudaTests)
 
-TARGETS="tp-opt tp-run tp-gpu-bench tp-launch-probe TPCudaTests" \
+TARGETS="tp-opt tp-run tp-gpu-bench tp-launch-probe tp-glue-gpu-check TPCudaTests" \
   "$root/scripts/build.sh" -DTP_ENABLE_CUDA=ON
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

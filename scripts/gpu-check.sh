@@ -9,7 +9,9 @@
 #      matmul_reduce_scatter; bf16 and FP8; then all_gather_contract, the
 #      weight gradients) on 4 ranks emulated on the GPU,
 #      against the unfused program on the CPU backend;
-#   3. one benchmark table (tp-gpu-bench, bf16, 8 ranks on one GPU);
+#   3. the glue of an MLP block as PTX kernels (tp-lower-glue-to-nvvm),
+#      compiled ahead of time, against the block compiled for the CPU;
+#   4. one benchmark table (tp-gpu-bench, bf16, 8 ranks on one GPU);
 #   then the rest: the numerics on 1, 2, 4 and 8 ranks with more schedules,
 #   over NCCL (one process per GPU: every GPU when there are several, one
 #   rank otherwise, as NCCL refuses two ranks on one GPU), one tp-run over
@@ -34,9 +36,10 @@
 # allows is not run, and counts as a failure. Estimate on one H200 (16
 # cores, from the sizes: 0.25 s per tp-run on a CPU, plus ~1.5 s of CUDA and
 # cuBLASLt start per process, 8 processes at a time; NCCL start ~3 s):
-#   device query 2 s, unit tests 45 s, quick numerics 3 x 15 s, benchmark
-#   20 s, full numerics 35 + 45 s, NCCL numerics 60 + 15 s, end to end 10 s,
-#   two more benchmarks 2 x 20 s: about 5.75 minutes, under 8 even at 1.4x.
+#   device query 2 s, unit tests 45 s, quick numerics 3 x 15 s, GPU glue
+#   5 s, benchmark 20 s, full numerics 35 + 45 s, NCCL numerics 60 + 15 s,
+#   end to end 10 s, two more benchmarks 2 x 20 s: about 5.8 minutes, under 8
+#   even at 1.35x.
 # Exits 1 on any failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -162,7 +165,7 @@ else
   unit=$build/test/Unit/TPCudaTests
   echo
   echo "== build (TP_ENABLE_CUDA=ON)"
-  TARGETS="tp-opt tp-run tp-gpu-bench TPCudaTests" \
+  TARGETS="tp-opt tp-run tp-gpu-bench tp-glue-gpu-check TPCudaTests" \
     "$root/scripts/build.sh" -DTP_ENABLE_CUDA=ON || { status=1; finish; }
 fi
 
@@ -236,6 +239,12 @@ step "numerics matmul_reduce_scatter: 4 ranks, bf16 and fp8" 90 \
 step "numerics all_gather_contract: 4 ranks, bf16 and f32" 60 \
   "${numerics[@]}" --ranks 4 --dtypes bf16 f32 --schedules ring:2 per_peer:1 -- \
   agc_wgrad agc_transposed_a agc_ksplit_b agc_seq3d agc_seqfirst
+
+# Glue on the GPU: the MLP block compiled with tp-lower-glue-to-nvvm (PTX
+# kernels, host-shared buffers, the runtime's mgpu* entry points) against
+# the same block compiled for the CPU.
+step "GPU glue: the MLP block's glue kernels vs the CPU, 4 ranks" 60 \
+  "$bin/tp-glue-gpu-check"
 
 # Also writes a cost-model target description measured on this GPU.
 bench "benchmark bf16: 8 ranks on one GPU, M = 8192" --ranks 8 --tokens 8192 \

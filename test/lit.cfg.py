@@ -29,6 +29,7 @@ tools = [
     "tp-run",
     "tp-launch-probe",
     ToolSubst("tp-mpi-backend-check", unresolved="ignore"),
+    ToolSubst("tp-glue-gpu-check", unresolved="ignore"),
     "tp-fuzz-ir",
     "tp-fuzz-npy",
     "not",

@@ -51,7 +51,7 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xf32> 
 // JSON-DAG: "name":"gemm r0 piece 0"
 // MISSING: tp-run: argument 0 of rank 0: '{{.*}}missing/rank0/arg0.npy': cannot open
 // BACKEND: tp-run: unknown backend 'gpu'; this build has: cpu{{(, cuda)?}}
-// TRANSPORT: tp-run: unknown transport 'shm'; expected loopback or nccl
+// TRANSPORT: tp-run: unknown transport 'shm'; expected loopback, nccl or mpi
 // NCCLCPU: tp-run: --transport nccl runs the cuda backend; add --backend cuda
 // PIPELINE: tp-run: bad pipeline 'no-such-pass'
 // RANKS: tp-run: --ranks must be at least 1

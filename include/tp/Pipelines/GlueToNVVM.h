@@ -5,10 +5,14 @@
 // ops between them: norms, softmax, activations, residuals, reshapes) is
 // mapped to GPU kernels and compiled by upstream's NVVM pipeline into
 // `gpu.binary` ops holding PTX for the chosen chip. The host side keeps the
-// runtime calls and launches the kernels through `gpu.launch_func`.
+// runtime calls and launches the kernels through `gpu.launch_func`; every
+// buffer is host-shared memory (`tp-gpu-shared-buffers`), with a public
+// function's inputs copied in and results copied out. Translated to LLVM IR
+// and linked with TPRuntimeCuda, whose mgpu* entry points load the PTX and
+// launch the kernels (lib/Runtime/Cuda/GpuHost.cpp), it runs as a program.
 //
-// This is the code generation half of running glue on the GPU; tp-opt
-// carries it (tp-run and embedders do not link the GPU libraries).
+// tp-opt carries the pipeline (tp-run and embedders do not link the GPU
+// libraries).
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,7 +55,7 @@ struct GlueToNVVMOptions : public PassPipelineOptions<GlueToNVVMOptions> {
 void buildGlueToNVVMPipeline(OpPassManager &pm,
                              const GlueToNVVMOptions &options);
 
-/// Registers `tp-lower-glue-to-nvvm`.
+/// Registers `tp-lower-glue-to-nvvm` and `tp-gpu-shared-buffers`.
 void registerGlueToNVVMPipeline();
 
 /// The dialects, NVVM target and LLVM IR translations the pipeline needs.

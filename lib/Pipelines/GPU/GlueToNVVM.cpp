@@ -1,6 +1,8 @@
 //===- GlueToNVVM.cpp - a program's glue as GPU kernels in PTX ------------===//
 
 #include "tp/Pipelines/GlueToNVVM.h"
+#include "SharedBuffers.h"
+#include "tp/Conversion/Passes.h"
 #include "tp/Pipelines/LowerToLLVM.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -159,15 +161,20 @@ void tp::buildGlueToNVVMPipeline(OpPassManager &pm,
   LowerToLLVMOptions bufferize;
   bufferize.runtimeChecks = false;
   buildBufferizePipeline(pm, bufferize);
+  // Kernels, the runtime and the host code share every buffer.
+  pm.addNestedPass<func::FuncOp>(createSharedBuffersPass());
   // Each linalg op on buffers becomes a parallel loop nest (reductions stay
   // sequential inside), its outer parallel loops map to blocks and threads.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   buildKernelsToNVVM(pm, options);
+  // What LLVM IR translation does not know (grid declarations, markers).
+  pm.addPass(tp::createTPFinalizeRuntimeLowering());
 }
 
 void tp::registerGlueToNVVMPipeline() {
+  registerPass([] { return createSharedBuffersPass(); });
   PassPipelineRegistration<GlueToNVVMOptions>(
       "tp-lower-glue-to-nvvm",
       "Bufferize as tp-lower-to-llvm, then compile the glue between runtime "

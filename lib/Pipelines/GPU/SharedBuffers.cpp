@@ -1,0 +1,201 @@
+//===- SharedBuffers.cpp - buffers both the host and the kernels reach ----===//
+//
+// Glue kernels run on the GPU while the runtime (fused ops, collectives)
+// and the host code between launches read and write the same buffers. So
+// every buffer a bufferized function makes becomes host-shared (managed)
+// memory (`gpu.alloc host_shared`, mgpuMemAlloc with isHostShared), and the
+// host memory it is handed or holds is copied once:
+//  - a public function's memref arguments into shared buffers at entry,
+//  - constant globals into shared buffers where they are read,
+//  - a public function's returned buffers into plain host allocations
+//    before each return, so callers free results as they do for
+//    CPU-compiled code.
+// Everything else stays where it is made: no copies between ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SharedBuffers.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+
+namespace {
+
+/// A shared buffer of `type` holding a copy of `source`, made at `builder`'s
+/// insertion point; `made` receives the ops that read `source`.
+Value sharedCopy(OpBuilder &builder, Location loc, Value source,
+                 MemRefType type, SmallPtrSetImpl<Operation *> &made) {
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d)) {
+      auto dim = memref::DimOp::create(builder, loc, source, d);
+      made.insert(dim);
+      dynamicSizes.push_back(dim);
+    }
+  Value shared = gpu::AllocOp::create(builder, loc, type, Type(), ValueRange(),
+                                      dynamicSizes, ValueRange(),
+                                      /*hostShared=*/true)
+                     .getMemref();
+  made.insert(memref::CopyOp::create(builder, loc, source, shared));
+  return shared;
+}
+
+/// A plain allocation of `type` holding a copy of `source`.
+Value hostCopy(OpBuilder &builder, Location loc, Value source,
+               MemRefType type) {
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamicSizes.push_back(memref::DimOp::create(builder, loc, source, d));
+  Value host = memref::AllocOp::create(builder, loc, type, dynamicSizes);
+  memref::CopyOp::create(builder, loc, source, host);
+  return host;
+}
+
+/// Frees a shared buffer. Upstream lowers only an asynchronous gpu.dealloc,
+/// so it goes on a stream of its own that is waited for.
+void freeShared(OpBuilder &builder, Location loc, Value buffer) {
+  Type token = gpu::AsyncTokenType::get(builder.getContext());
+  Value ready =
+      gpu::WaitOp::create(builder, loc, token, ValueRange()).getAsyncToken();
+  Value freed = gpu::DeallocOp::create(builder, loc, token, ValueRange{ready},
+                                       buffer)
+                    .getAsyncToken();
+  gpu::WaitOp::create(builder, loc, Type(), ValueRange{freed});
+}
+
+/// The buffer `value` views (through casts, subviews, reshapes).
+Value baseBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Whether a plain allocation has this type (the identity layout).
+MemRefType plainType(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && memref.getLayout().isIdentity() ? memref : MemRefType();
+}
+
+struct SharedBuffersPass
+    : PassWrapper<SharedBuffersPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SharedBuffersPass)
+  StringRef getArgument() const override { return "tp-gpu-shared-buffers"; }
+  StringRef getDescription() const override {
+    return "Make a function's buffers host-shared so glue kernels and the "
+           "runtime reach them, copying inputs in and results out";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<gpu::GPUDialect, memref::MemRefDialect>();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    OpBuilder builder(func.getContext());
+    Block &entry = func.getBody().front();
+    // Copies made at entry, freed before every return.
+    SmallVector<Value> entryCopies;
+
+    // Only public functions are called from host code with host memory, and
+    // only their results go back to it: private ones take and return the
+    // shared buffers of their callers.
+    const bool boundary = func.isPublic();
+    builder.setInsertionPointToStart(&entry);
+    for (BlockArgument arg : boundary ? entry.getArguments()
+                                      : ArrayRef<BlockArgument>()) {
+      if (arg.use_empty() || !isa<MemRefType>(arg.getType()))
+        continue;
+      MemRefType type = plainType(arg.getType());
+      if (!type) {
+        func.emitError() << "tp-gpu-shared-buffers: argument #"
+                         << arg.getArgNumber() << " has layout "
+                         << cast<MemRefType>(arg.getType()).getLayout()
+                         << "; only identity layouts are copied in";
+        return signalPassFailure();
+      }
+      SmallPtrSet<Operation *, 4> made;
+      Value shared = sharedCopy(builder, func.getLoc(), arg, type, made);
+      arg.replaceUsesWithIf(shared, [&](OpOperand &use) {
+        return !made.contains(use.getOwner());
+      });
+      entryCopies.push_back(shared);
+    }
+
+    SmallVector<memref::GetGlobalOp> globals;
+    func.walk([&](memref::GetGlobalOp op) { globals.push_back(op); });
+    for (memref::GetGlobalOp op : globals) {
+      MemRefType type = plainType(op.getType());
+      if (!type)
+        continue;
+      builder.setInsertionPointAfter(op);
+      SmallPtrSet<Operation *, 4> made;
+      Value shared = sharedCopy(builder, op.getLoc(), op.getResult(), type, made);
+      op.getResult().replaceUsesWithIf(shared, [&](OpOperand &use) {
+        return !made.contains(use.getOwner());
+      });
+      // A copy made inside a loop or branch is not freed at the return; one
+      // in the entry block is.
+      if (op->getBlock() == &entry)
+        entryCopies.push_back(shared);
+    }
+
+    SmallVector<memref::AllocOp> allocs;
+    func.walk([&](memref::AllocOp op) { allocs.push_back(op); });
+    for (memref::AllocOp op : allocs) {
+      if (!plainType(op.getType()) || !op.getSymbolOperands().empty())
+        continue;
+      builder.setInsertionPoint(op);
+      Value shared = gpu::AllocOp::create(builder, op.getLoc(), op.getType(),
+                                          Type(), ValueRange(),
+                                          op.getDynamicSizes(), ValueRange(),
+                                          /*hostShared=*/true)
+                         .getMemref();
+      op.replaceAllUsesWith(shared);
+      op.erase();
+    }
+    SmallVector<memref::DeallocOp> deallocs;
+    func.walk([&](memref::DeallocOp op) { deallocs.push_back(op); });
+    for (memref::DeallocOp op : deallocs) {
+      if (!baseBuffer(op.getMemref()).getDefiningOp<gpu::AllocOp>())
+        continue;
+      builder.setInsertionPoint(op);
+      freeShared(builder, op.getLoc(), op.getMemref());
+      op.erase();
+    }
+
+    // Results leave in plain host memory. The shared buffers they came
+    // from, and the entry copies, are freed once; a result that reaches the
+    // return through a loop or branch has no known owner here and is not.
+    func.walk([&](func::ReturnOp ret) {
+      if (!boundary)
+        return;
+      builder.setInsertionPoint(ret);
+      llvm::SetVector<Value> toFree(entryCopies.begin(), entryCopies.end());
+      for (OpOperand &operand : ret->getOpOperands()) {
+        MemRefType type = plainType(operand.get().getType());
+        if (!type)
+          continue;
+        Value base = baseBuffer(operand.get());
+        operand.set(hostCopy(builder, ret.getLoc(), operand.get(), type));
+        if (base.getDefiningOp<gpu::AllocOp>())
+          toFree.insert(base);
+      }
+      for (Value buffer : toFree)
+        freeShared(builder, ret.getLoc(), buffer);
+    });
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::tp::createSharedBuffersPass() {
+  return std::make_unique<SharedBuffersPass>();
+}

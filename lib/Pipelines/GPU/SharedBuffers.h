@@ -1,0 +1,18 @@
+//===- SharedBuffers.h - buffers both the host and the kernels reach -*- C++ -*-===//
+
+#ifndef TP_LIB_PIPELINES_GPU_SHAREDBUFFERS_H
+#define TP_LIB_PIPELINES_GPU_SHAREDBUFFERS_H
+
+#include <memory>
+
+namespace mlir {
+class Pass;
+namespace tp {
+
+/// `tp-gpu-shared-buffers` (SharedBuffers.cpp), on a bufferized func.func.
+std::unique_ptr<Pass> createSharedBuffersPass();
+
+} // namespace tp
+} // namespace mlir
+
+#endif // TP_LIB_PIPELINES_GPU_SHAREDBUFFERS_H

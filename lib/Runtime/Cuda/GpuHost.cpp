@@ -68,6 +68,23 @@ cudaStream_t asStream(void *stream) {
   return static_cast<cudaStream_t>(stream);
 }
 
+/// Sets `count` elements of `dst` to `value`: cudaMemset sets bytes, so a
+/// wider pattern goes through a host staging buffer, once per call.
+template <typename T>
+void fillPattern(void *dst, T value, size_t count, void *stream,
+                 const char *entry) {
+  T *pattern = static_cast<T *>(std::malloc(count * sizeof(T)));
+  if (!pattern && count)
+    check(cudaErrorMemoryAllocation, entry);
+  for (size_t i = 0; i < count; ++i)
+    pattern[i] = value;
+  check(cudaMemcpyAsync(dst, pattern, count * sizeof(T), cudaMemcpyDefault,
+                        asStream(stream)),
+        entry);
+  check(cudaStreamSynchronize(asStream(stream)), entry);
+  std::free(pattern);
+}
+
 } // namespace
 
 extern "C" {
@@ -190,34 +207,12 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
 }
 
 void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
-  // cudaMemset sets bytes; a 32-bit pattern goes through a host staging
-  // buffer, once per call.
-  unsigned int *pattern = static_cast<unsigned int *>(
-      std::malloc(count * sizeof(unsigned int)));
-  if (!pattern && count)
-    check(cudaErrorMemoryAllocation, "mgpuMemset32");
-  for (size_t i = 0; i < count; ++i)
-    pattern[i] = value;
-  check(cudaMemcpyAsync(dst, pattern, count * sizeof(unsigned int),
-                        cudaMemcpyDefault, asStream(stream)),
-        "mgpuMemset32");
-  check(cudaStreamSynchronize(asStream(stream)), "mgpuMemset32");
-  std::free(pattern);
+  fillPattern(dst, value, count, stream, "mgpuMemset32");
 }
 
 void mgpuMemset16(void *dst, unsigned short value, size_t count,
                   void *stream) {
-  unsigned short *pattern = static_cast<unsigned short *>(
-      std::malloc(count * sizeof(unsigned short)));
-  if (!pattern && count)
-    check(cudaErrorMemoryAllocation, "mgpuMemset16");
-  for (size_t i = 0; i < count; ++i)
-    pattern[i] = value;
-  check(cudaMemcpyAsync(dst, pattern, count * sizeof(unsigned short),
-                        cudaMemcpyDefault, asStream(stream)),
-        "mgpuMemset16");
-  check(cudaStreamSynchronize(asStream(stream)), "mgpuMemset16");
-  std::free(pattern);
+  fillPattern(dst, value, count, stream, "mgpuMemset16");
 }
 
 void mgpuSetDefaultDevice(int32_t device) {

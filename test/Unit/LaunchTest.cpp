@@ -125,6 +125,10 @@ TEST(Wire, ResultsRoundTripInEveryType) {
   }
   results.emplace_back(DType::F32, std::vector<int64_t>{});     // a scalar
   results.emplace_back(DType::F32, std::vector<int64_t>{0, 5}); // empty
+  // Empty, with dims whose product is larger than the report (found by an
+  // MPI sweep: an all-to-all of a 5x8x0 tensor).
+  results.emplace_back(DType::F64, std::vector<int64_t>{20, 8, 0});
+  results.emplace_back(DType::BF16, std::vector<int64_t>{1 << 20, 0, 1 << 20});
   Status outcome = Status::error("unset");
   std::vector<Tensor> decoded;
   ASSERT_TRUE(
@@ -171,6 +175,37 @@ TEST(Wire, AHugeShapeIsRefusedBeforeAllocating) {
   int64_t huge = int64_t(1) << 40;
   bytes.replace(14, sizeof(huge), reinterpret_cast<const char *>(&huge),
                 sizeof(huge));
+  Status outcome;
+  std::vector<Tensor> decoded;
+  Status status = decodeOutcome(bytes, outcome, decoded);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("bad result shape"), std::string::npos)
+      << status.message();
+}
+
+TEST(Wire, AHugeRankIsRefusedBeforeAllocating) {
+  Tensor t(DType::F32, {1});
+  std::string bytes = encodeOutcome(Status::ok(), {t});
+  // The rank follows magic (4), ok (1), count (4) and type (1).
+  uint32_t huge = uint32_t(1) << 31;
+  bytes.replace(10, sizeof(huge), reinterpret_cast<const char *>(&huge),
+                sizeof(huge));
+  Status outcome;
+  std::vector<Tensor> decoded;
+  Status status = decodeOutcome(bytes, outcome, decoded);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("bad result rank"), std::string::npos)
+      << status.message();
+}
+
+TEST(Wire, AnEmptyShapeWhoseDimsOverflowIsRefused) {
+  Tensor t(DType::F32, std::vector<int64_t>{0, 2, 2});
+  std::string bytes = encodeOutcome(Status::ok(), {t});
+  // Dims 1 and 2 (after the first, at 14) become 2^40: 2^80 overflows.
+  int64_t huge = int64_t(1) << 40;
+  for (size_t at : {22, 30})
+    bytes.replace(at, sizeof(huge), reinterpret_cast<const char *>(&huge),
+                  sizeof(huge));
   Status outcome;
   std::vector<Tensor> decoded;
   Status status = decodeOutcome(bytes, outcome, decoded);

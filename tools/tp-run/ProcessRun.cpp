@@ -11,8 +11,11 @@
 #endif
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <thread>
 #include <unistd.h>
 
 using namespace tp;
@@ -30,17 +33,22 @@ rt::Status run::joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group) {
 }
 
 rt::Status run::execUnderMpirun(const std::vector<std::string> &argv,
-                                int ranks) {
+                                int ranks, std::chrono::seconds limit) {
 #ifndef TP_HAVE_MPI
   (void)argv;
   (void)ranks;
+  (void)limit;
   return rt::Status::error("--transport mpi needs MPI, and this tp-run was "
                            "built without it (configure with TP_ENABLE_MPI)");
 #else
   const char *given = std::getenv("TP_MPIRUN");
   std::string mpirun = given && *given ? given : "mpirun";
-  std::vector<std::string> args = {mpirun, "--oversubscribe", "-n",
-                                   std::to_string(ranks)};
+  // --quiet: the ranks name their failures; Open MPI's abort banners add
+  // nothing.
+  std::vector<std::string> args = {mpirun,      "--oversubscribe",
+                                   "--quiet",   "--timeout",
+                                   std::to_string(limit.count()),
+                                   "-n",        std::to_string(ranks)};
   args.insert(args.end(), argv.begin(), argv.end());
   std::vector<char *> pointers;
   for (std::string &arg : args)
@@ -54,6 +62,50 @@ rt::Status run::execUnderMpirun(const std::vector<std::string> &argv,
 }
 
 #if defined(TP_HAVE_CUDA) || defined(TP_HAVE_MPI)
+namespace {
+/// Compiled code cannot be interrupted: a rank whose run lasts past its
+/// timeout (a quarter more, and 10 s to compile) ends the whole job, naming
+/// itself, even when every rank spins and none waits on another.
+class RunWatchdog {
+public:
+  RunWatchdog(rt::ProcessGroup &group, std::chrono::milliseconds timeout)
+      : limit(rt::World::clampTimeout(timeout)) {
+    std::chrono::milliseconds allowed =
+        limit + limit / 4 + std::chrono::seconds(10);
+    auto deadline = std::chrono::steady_clock::now() + allowed;
+    rt::Status started = rt::startThread(
+        [this, &group, deadline] {
+          std::unique_lock<std::mutex> lock(mutex);
+          if (done.wait_until(lock, deadline, [this] { return finished; }))
+            return;
+          group.abort("rank " + std::to_string(group.rank()) +
+                      ": the run took longer than the timeout of " +
+                      std::to_string(limit.count()) +
+                      " ms (and a quarter more, and 10 s to compile); "
+                      "compiled code cannot be interrupted, so the job ends");
+        },
+        thread);
+    (void)started; // Without a watchdog the peers' own timeouts still apply.
+  }
+  ~RunWatchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      finished = true;
+    }
+    done.notify_all();
+    if (thread.joinable())
+      thread.join();
+  }
+
+private:
+  std::chrono::milliseconds limit;
+  std::mutex mutex;
+  std::condition_variable done;
+  bool finished = false;
+  std::thread thread;
+};
+} // namespace
+
 /// Fills perRank[r].results from rank r's report.
 static rt::Status decodeReports(const std::vector<std::string> &reports,
                                 std::vector<mlir::tp::RankValues> &perRank) {
@@ -146,7 +198,12 @@ rt::Status run::runProcesses(mlir::func::FuncOp entry,
   }
   int rank = group->rank();
   // A failed rank sends no results: the caller ends the run (abort).
-  TP_RETURN_IF_ERROR(runRank(entry, options, transport, *group, perRank[rank]));
+  rt::Status ran;
+  {
+    RunWatchdog watchdog(*group, options.timeout);
+    ran = runRank(entry, options, transport, *group, perRank[rank]);
+  }
+  TP_RETURN_IF_ERROR(ran);
   std::vector<std::string> all;
   TP_RETURN_IF_ERROR(group->gather(
       rt::encodeOutcome(rt::Status::ok(), perRank[rank].results), all));

@@ -16,16 +16,19 @@
 #include "tp/Execution/Execution.h"
 #include "tp/Runtime/Launch.h"
 
+#include <chrono>
+
 namespace tp::run {
 
 /// This process's group when it is a rank of a multi-process run (launched
 /// by tp-run or by mpirun); null when it should launch the ranks itself.
 rt::Status joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group);
 
-/// Replaces this process by `mpirun --oversubscribe -n ranks argv...`
-/// (mpirun from $TP_MPIRUN, else from PATH); returns only the error when it
-/// cannot.
-rt::Status execUnderMpirun(const std::vector<std::string> &argv, int ranks);
+/// Replaces this process by Open MPI's `mpirun --oversubscribe --quiet
+/// --timeout limit -n ranks argv...` (mpirun from $TP_MPIRUN, else from PATH); returns
+/// only the error when it cannot.
+rt::Status execUnderMpirun(const std::vector<std::string> &argv, int ranks,
+                           std::chrono::seconds limit);
 
 /// Runs `entry` with one process per rank over `transport` (nccl or mpi).
 /// Without a `group` (nccl only), this process launches options.ranks copies

@@ -116,8 +116,10 @@ static cl::opt<double> tolerance(
 /// The first error this process printed: a rank process that fails sends it
 /// to whoever reports the run.
 static std::string firstError;
-/// Whether this rank process has sent its results (it no longer ends the run
-/// when it fails afterwards, e.g. on a compare mismatch).
+/// Whether this rank process has sent its results and no peer waits for it
+/// any more (it no longer ends the run when it fails afterwards, e.g. on a
+/// compare mismatch). Under MPI every rank also runs the compared program,
+/// so that is after the compared run.
 static bool rankResultsSent = false;
 
 static int fail(const llvm::Twine &message) {
@@ -227,6 +229,13 @@ static bool checkOptions() {
     if (!why.empty())
       return refuse(why);
   }
+  if (!traceFile.empty()) {
+    llvm::SmallString<128> folder(traceFile.getValue());
+    llvm::sys::path::remove_filename(folder);
+    if (!folder.empty() && !llvm::sys::fs::is_directory(folder))
+      return refuse("cannot write the trace " + traceFile + ": " + folder +
+                    " is not a folder");
+  }
   rt::Status folders = ::tp::run::checkFoldersDisjoint(inputDir, dumpDir);
   if (!folders)
     return refuse(folders.message());
@@ -290,6 +299,7 @@ compareWithReference(ModuleOp original, func::FuncOp entry,
         referenceEntry, options, "mpi", mpiGroup, {}, referenceRuns, reports);
     if (!status)
       mpiGroup->abort("the compared program: " + status.message());
+    rankResultsSent = true;
     if (!reports)
       return 0;
   } else if (rt::Status status = mlir::tp::executeSPMD(referenceEntry, options,
@@ -449,8 +459,29 @@ static int runTool(int argc, char **argv,
   // MPI ranks are started by mpirun: once the program is known to be sound
   // (so its errors are reported once, not by every rank), this process
   // becomes mpirun.
-  if (processes && !group && transport == "mpi")
-    return fail(::tp::run::execUnderMpirun(commandLine, numRanks).message());
+  // The job is bounded, so ranks that all spin in compiled code end too:
+  // each run's own timeout (the compared program runs too) and a quarter
+  // more, plus 10 s to start and a second per rank to compile.
+  if (processes && !group && transport == "mpi") {
+    // Compiled here first, so a program that does not compile, or a compared
+    // pipeline that fails, is reported once rather than by every rank.
+    std::unique_ptr<mlir::tp::CompiledProgram> compiled;
+    if (rt::Status built =
+            mlir::tp::CompiledProgram::compile(entry, options, compiled);
+        !built)
+      return fail(built.message());
+    if (comparePipeline.getValue() != "\x01") {
+      OwningOpRef<ModuleOp> reference = original->clone();
+      if (failed(runPipeline(*reference, comparePipeline)))
+        return 1;
+    }
+    std::chrono::milliseconds runLimit = rt::World::clampTimeout(options.timeout);
+    int runs = comparePipeline.getValue() == "\x01" ? 1 : 2;
+    auto jobLimit = std::chrono::duration_cast<std::chrono::seconds>(
+        runs * (runLimit + runLimit / 4) + std::chrono::seconds(10 + numRanks));
+    return fail(
+        ::tp::run::execUnderMpirun(commandLine, numRanks, jobLimit).message());
+  }
 
   if (reporter)
     llvm::outs() << "tp-run: @" << entry.getName() << " on " << numRanks
@@ -470,13 +501,17 @@ static int runTool(int argc, char **argv,
     // traces are for.
     if (trace) {
       std::string error;
-      if (!trace->writeJson(rankTracePath(group->rank()), error))
+      if (!trace->writeJson(rankTracePath(group->rank()), error)) {
         llvm::errs() << "tp-run: " << error << "\n";
+        if (status)
+          status = rt::Status::error(error);
+      }
     }
     if (!status && group)
       group->abort(status.message());
     if (status && group)
-      rankResultsSent = true;
+      rankResultsSent =
+          transport != "mpi" || comparePipeline.getValue() == "\x01";
     // Under MPI every rank runs the compared program too.
     if (status && !reports)
       return comparePipeline.getValue() != "\x01" && transport == "mpi"

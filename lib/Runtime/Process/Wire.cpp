@@ -98,16 +98,27 @@ Status tp::rt::decodeOutcome(const std::string &bytes, Status &outcome,
     uint32_t rank;
     if (!r.get(type) || type > static_cast<uint8_t>(DType::I64) || !r.get(rank))
       return malformed("bad result type");
-    // Every element takes at least a byte: a shape larger than the report
-    // is malformed, and is refused before anything is allocated for it.
+    // Every dim takes 8 bytes of the report and every element at least one:
+    // a shape larger than the report is malformed, and is refused before
+    // anything is allocated for it. An empty tensor's other dims may be
+    // large (20x8x0): their product need only fit int64.
+    if (rank > bytes.size() / sizeof(int64_t))
+      return malformed("bad result rank");
     std::vector<int64_t> shape(rank);
-    uint64_t elements = 1;
+    bool empty = false;
     for (int64_t &d : shape) {
-      if (!r.get(d) || d < 0 || static_cast<uint64_t>(d) > bytes.size())
+      if (!r.get(d) || d < 0)
         return malformed("bad result shape");
-      elements = d == 0 ? 0 : elements * d;
-      if (elements > bytes.size())
+      empty |= d == 0;
+    }
+    const uint64_t bound = empty ? uint64_t(1) << 62 : bytes.size();
+    uint64_t product = 1;
+    for (int64_t d : shape) {
+      if (d == 0)
+        continue;
+      if (static_cast<uint64_t>(d) > bound / product)
         return malformed("bad result shape");
+      product *= static_cast<uint64_t>(d);
     }
     Tensor t(static_cast<DType>(type), shape);
     const char *data;

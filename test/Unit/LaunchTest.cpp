@@ -168,50 +168,51 @@ TEST(Wire, EveryTruncationIsRefused) {
   EXPECT_FALSE(decodeOutcome(bytes + "x", outcome, decoded).isOk());
 }
 
-TEST(Wire, AHugeShapeIsRefusedBeforeAllocating) {
-  Tensor t(DType::F32, {1});
-  std::string bytes = encodeOutcome(Status::ok(), {t});
-  // The dim follows magic (4), ok (1), count (4), type (1) and rank (4).
-  int64_t huge = int64_t(1) << 40;
-  bytes.replace(14, sizeof(huge), reinterpret_cast<const char *>(&huge),
-                sizeof(huge));
+/// `tensor`'s report with `value` written over its bytes at each of `at`.
+template <typename T>
+std::string patchedReport(const Tensor &tensor, std::initializer_list<size_t> at,
+                          T value) {
+  std::string bytes = encodeOutcome(Status::ok(), {tensor});
+  for (size_t offset : at)
+    bytes.replace(offset, sizeof(value),
+                  reinterpret_cast<const char *>(&value), sizeof(value));
+  return bytes;
+}
+
+/// Decoding `bytes` fails with a message containing `why`.
+::testing::AssertionResult refusedWith(const std::string &bytes,
+                                       const std::string &why) {
   Status outcome;
   std::vector<Tensor> decoded;
   Status status = decodeOutcome(bytes, outcome, decoded);
-  ASSERT_FALSE(status.isOk());
-  EXPECT_NE(status.message().find("bad result shape"), std::string::npos)
-      << status.message();
+  if (status.isOk())
+    return ::testing::AssertionFailure() << "decoded";
+  if (status.message().find(why) == std::string::npos)
+    return ::testing::AssertionFailure() << status.message();
+  return ::testing::AssertionSuccess();
+}
+
+// Offsets: magic (4), ok (1), count (4), then per result its type (1), rank
+// (4) and dims (8 each).
+TEST(Wire, AHugeShapeIsRefusedBeforeAllocating) {
+  EXPECT_TRUE(refusedWith(
+      patchedReport(Tensor(DType::F32, {1}), {14}, int64_t(1) << 40),
+      "bad result shape"));
 }
 
 TEST(Wire, AHugeRankIsRefusedBeforeAllocating) {
-  Tensor t(DType::F32, {1});
-  std::string bytes = encodeOutcome(Status::ok(), {t});
-  // The rank follows magic (4), ok (1), count (4) and type (1).
-  uint32_t huge = uint32_t(1) << 31;
-  bytes.replace(10, sizeof(huge), reinterpret_cast<const char *>(&huge),
-                sizeof(huge));
-  Status outcome;
-  std::vector<Tensor> decoded;
-  Status status = decodeOutcome(bytes, outcome, decoded);
-  ASSERT_FALSE(status.isOk());
-  EXPECT_NE(status.message().find("bad result rank"), std::string::npos)
-      << status.message();
+  EXPECT_TRUE(refusedWith(
+      patchedReport(Tensor(DType::F32, {1}), {10}, uint32_t(1) << 31),
+      "bad result rank"));
 }
 
 TEST(Wire, AnEmptyShapeWhoseDimsOverflowIsRefused) {
-  Tensor t(DType::F32, std::vector<int64_t>{0, 2, 2});
-  std::string bytes = encodeOutcome(Status::ok(), {t});
-  // Dims 1 and 2 (after the first, at 14) become 2^40: 2^80 overflows.
-  int64_t huge = int64_t(1) << 40;
-  for (size_t at : {22, 30})
-    bytes.replace(at, sizeof(huge), reinterpret_cast<const char *>(&huge),
-                  sizeof(huge));
-  Status outcome;
-  std::vector<Tensor> decoded;
-  Status status = decodeOutcome(bytes, outcome, decoded);
-  ASSERT_FALSE(status.isOk());
-  EXPECT_NE(status.message().find("bad result shape"), std::string::npos)
-      << status.message();
+  // Dims 1 and 2 of a 0x2x2 tensor become 2^40: their product, 2^80,
+  // overflows.
+  EXPECT_TRUE(refusedWith(
+      patchedReport(Tensor(DType::F32, std::vector<int64_t>{0, 2, 2}),
+                    {22, 30}, int64_t(1) << 40),
+      "bad result shape"));
 }
 
 } // namespace

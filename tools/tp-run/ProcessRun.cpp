@@ -64,14 +64,15 @@ rt::Status run::execUnderMpirun(const std::vector<std::string> &argv,
 #if defined(TP_HAVE_CUDA) || defined(TP_HAVE_MPI)
 namespace {
 /// Compiled code cannot be interrupted: a rank whose run lasts past its
-/// timeout (a quarter more, and 10 s to compile) ends the whole job, naming
-/// itself, even when every rank spins and none waits on another.
+/// timeout (a quarter more, and `setup` to compile and, for NCCL, create
+/// communicators) ends the whole job, naming itself, even when every rank
+/// spins and none waits on another.
 class RunWatchdog {
 public:
-  RunWatchdog(rt::ProcessGroup &group, std::chrono::milliseconds timeout)
-      : limit(rt::World::clampTimeout(timeout)) {
-    std::chrono::milliseconds allowed =
-        limit + limit / 4 + std::chrono::seconds(10);
+  RunWatchdog(rt::ProcessGroup &group, std::chrono::milliseconds timeout,
+              std::chrono::seconds setup)
+      : limit(rt::World::clampTimeout(timeout)), setup(setup) {
+    std::chrono::milliseconds allowed = limit + limit / 4 + setup;
     auto deadline = std::chrono::steady_clock::now() + allowed;
     rt::Status started = rt::startThread(
         [this, &group, deadline] {
@@ -81,8 +82,10 @@ public:
           group.abort("rank " + std::to_string(group.rank()) +
                       ": the run took longer than the timeout of " +
                       std::to_string(limit.count()) +
-                      " ms (and a quarter more, and 10 s to compile); "
-                      "compiled code cannot be interrupted, so the job ends");
+                      " ms (and a quarter more, and " +
+                      std::to_string(this->setup.count()) +
+                      " s to start); compiled code cannot be interrupted, "
+                      "so the job ends");
         },
         thread);
     (void)started; // Without a watchdog the peers' own timeouts still apply.
@@ -99,6 +102,7 @@ public:
 
 private:
   std::chrono::milliseconds limit;
+  std::chrono::seconds setup;
   std::mutex mutex;
   std::condition_variable done;
   bool finished = false;
@@ -200,7 +204,9 @@ rt::Status run::runProcesses(mlir::func::FuncOp entry,
   // A failed rank sends no results: the caller ends the run (abort).
   rt::Status ran;
   {
-    RunWatchdog watchdog(*group, options.timeout);
+    // As the launchers allow: NCCL communicators take longer to create.
+    RunWatchdog watchdog(*group, options.timeout,
+                         std::chrono::seconds(transport == "nccl" ? 30 : 10));
     ran = runRank(entry, options, transport, *group, perRank[rank]);
   }
   TP_RETURN_IF_ERROR(ran);

@@ -62,6 +62,13 @@ protected:
                              const std::string &site,
                              std::unique_ptr<PartialReduce> &reduce);
 
+  /// Reduces `input` over the group into `result` (whole tensor, or this
+  /// rank's slice along `dim` when scatter): what reduceScatter and
+  /// allReduce run, and all that moves data in them.
+  virtual Status reduce(const Group &group, const Tensor &input, int64_t dim,
+                        bool scatter, Reduction reduction,
+                        const std::string &what, Tensor &result);
+
   World &world;
   int rank;
 
@@ -85,11 +92,6 @@ private:
   Status composeMatmulReduceScatter(const Group &group,
                                     const MatmulReduceScatterArgs &args,
                                     std::vector<Tensor> &results);
-  /// Reduces `input` over the group into `result` (whole tensor, or this
-  /// rank's slice along `dim` when scatter).
-  Status reduce(const Group &group, const Tensor &input, int64_t dim,
-                bool scatter, Reduction reduction, const std::string &what,
-                Tensor &result);
 };
 
 } // namespace tp::rt::cpu

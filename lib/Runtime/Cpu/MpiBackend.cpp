@@ -74,11 +74,6 @@ public:
 
   Status allGather(const Group &group, const Tensor &input, int64_t dim,
                    const std::string &site, Tensor &result) override;
-  Status reduceScatter(const Group &group, const Tensor &input, int64_t dim,
-                       Reduction reduction, const std::string &site,
-                       Tensor &result) override;
-  Status allReduce(const Group &group, const Tensor &input, Reduction reduction,
-                   const std::string &site, Tensor &result) override;
   Status allToAll(const Group &group, const Tensor &input, int64_t split,
                   int64_t concat, const std::string &site,
                   Tensor &result) override;
@@ -96,6 +91,9 @@ public:
   int worldRank() const { return rank; }
 
 protected:
+  Status reduce(const Group &group, const Tensor &input, int64_t dim,
+                bool scatter, Reduction reduction, const std::string &site,
+                Tensor &result) override;
   Status startGather(const Group &group, const std::string &signature,
                      const std::vector<GatherBuffer> &buffers,
                      int64_t shardExtent, bool ring, int chunks,
@@ -108,10 +106,6 @@ protected:
                      std::unique_ptr<PartialReduce> &reduce) override;
 
 private:
-  Status reduce(const Group &group, const Tensor &input, int64_t dim,
-                bool scatter, Reduction reduction, const std::string &site,
-                Tensor &result);
-
   MPI_Comm comm;
   std::mutex mpiMutex;
 };
@@ -307,20 +301,6 @@ Status MpiBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
   reduceRuns(sources, input.dtype(), reduction, 1, elements, elements, 0,
              result.mutableData());
   return Status::ok();
-}
-
-Status MpiBackend::reduceScatter(const Group &group, const Tensor &input,
-                                 int64_t dim, Reduction reduction,
-                                 const std::string &site, Tensor &result) {
-  TraceScope scope(local.trace(), rank, Stream::Comm, "reduce_scatter", "comm");
-  return reduce(group, input, dim, /*scatter=*/true, reduction, site, result);
-}
-
-Status MpiBackend::allReduce(const Group &group, const Tensor &input,
-                             Reduction reduction, const std::string &site,
-                             Tensor &result) {
-  TraceScope scope(local.trace(), rank, Stream::Comm, "all_reduce", "comm");
-  return reduce(group, input, 0, /*scatter=*/false, reduction, site, result);
 }
 
 Status MpiBackend::allToAll(const Group &group, const Tensor &input,

@@ -12,7 +12,24 @@ using namespace tp::rt;
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
     : type(dtype), dims(std::move(shape)) {
-  storage = std::make_shared<std::vector<uint8_t>>(numBytes(), 0);
+  storage = std::make_shared<Storage>();
+  storage->owned.assign(numBytes(), 0);
+}
+
+Tensor Tensor::borrow(DType dtype, std::vector<int64_t> shape,
+                      const void *bytes) {
+  Tensor t = wrap(dtype, std::move(shape), const_cast<void *>(bytes));
+  t.storage->writable = false;
+  return t;
+}
+
+Tensor Tensor::wrap(DType dtype, std::vector<int64_t> shape, void *bytes) {
+  Tensor t;
+  t.type = dtype;
+  t.dims = std::move(shape);
+  t.storage = std::make_shared<Storage>();
+  t.storage->external = static_cast<uint8_t *>(bytes);
+  return t;
 }
 
 bool Tensor::tryAllocate(DType dtype, std::vector<int64_t> shape, Tensor &out,
@@ -45,9 +62,14 @@ int64_t Tensor::numElements() const {
 void *Tensor::mutableData() {
   if (!storage)
     return nullptr;
-  if (storage.use_count() > 1)
-    storage = std::make_shared<std::vector<uint8_t>>(*storage);
-  return storage->data();
+  // Shared bytes, or a read-only view: write a copy instead.
+  if (storage.use_count() > 1 || !storage->writable) {
+    auto copy = std::make_shared<Storage>();
+    const uint8_t *from = storage->bytes();
+    copy->owned.assign(from, from + numBytes());
+    storage = std::move(copy);
+  }
+  return storage->bytes();
 }
 
 double Tensor::get(int64_t flat) const {

@@ -4,6 +4,9 @@
 // here), without MLIR:
 // - strided descriptors in and out of runtime tensors, and the strided copy;
 // - a staged matmul writes its result into the caller's strided buffer;
+// - contiguous operands are read in place and contiguous results offered
+//   for writing in place, unless a result shares bytes with another buffer
+//   of the op (then it is computed apart and copied, so aliasing is safe);
 // - a result buffer of the wrong shape, and a bias of the wrong length, fail
 //   the op with its site; a failed context ignores later calls;
 // - a two-rank all-gather and all-to-all through tpRtRun, the ahead-of-time
@@ -127,6 +130,121 @@ TEST_F(ABIRank, MatmulWritesIntoTheCallersStridedBuffer) {
   ASSERT_TRUE(ctx.error.isOk()) << ctx.error.message();
   EXPECT_EQ(out, (std::vector<float>{19, 22, 0, 0, 43, 50, 0, 0}));
   EXPECT_TRUE(ctx.staged.empty());
+}
+
+/// A backend whose matmul reports what the ABI handed it and writes a + 1
+/// (any shape) through newResult.
+class ProbeBackend final : public Backend {
+public:
+  std::string name() const override { return "probe"; }
+  Status allGather(const Group &, const Tensor &, int64_t,
+                   const std::string &, Tensor &) override {
+    return Status::error("unused");
+  }
+  Status reduceScatter(const Group &, const Tensor &, int64_t, Reduction,
+                       const std::string &, Tensor &) override {
+    return Status::error("unused");
+  }
+  Status allReduce(const Group &, const Tensor &, Reduction,
+                   const std::string &, Tensor &) override {
+    return Status::error("unused");
+  }
+  Status allToAll(const Group &, const Tensor &, int64_t, int64_t,
+                  const std::string &, Tensor &) override {
+    return Status::error("unused");
+  }
+  Status matmul(const Tensor &a, const Tensor &, bool, const std::string &,
+                Tensor &result) override {
+    operandBytes = a.data();
+    result = newResult(0, a.dtype(), a.shape(), /*zeroed=*/false);
+    resultInPlace = result.isView();
+    for (int64_t i = 0; i < a.numElements(); ++i)
+      result.set(i, a.get(i) + 1);
+    resultBytes = result.data();
+    return Status::ok();
+  }
+  Status scaledMatmul(const Operand &, const Operand &, const Tensor *, DType,
+                      const std::string &, Tensor &) override {
+    return Status::error("unused");
+  }
+  Status allGatherMatmul(const Group &, const AllGatherMatmulArgs &,
+                         std::vector<Tensor> &) override {
+    return Status::error("unused");
+  }
+  Status matmulReduceScatter(const Group &, const MatmulReduceScatterArgs &,
+                             std::vector<Tensor> &) override {
+    return Status::error("unused");
+  }
+  Status allGatherContract(const Group &, const AllGatherContractArgs &,
+                           std::vector<Tensor> &) override {
+    return Status::error("unused");
+  }
+
+  const void *operandBytes = nullptr, *resultBytes = nullptr;
+  bool resultInPlace = false;
+};
+
+class ABIProbe : public ::testing::Test {
+protected:
+  /// Stages a (and a 1x1 weight) and `result`, then runs the matmul entry.
+  void run(Descriptor &a, Descriptor &result) {
+    float one = 1;
+    Descriptor b(&one, {1, 1}, {1, 1});
+    auto text = site("'tp.matmul' at t.mlir:1:1");
+    _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &a.memref);
+    _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &b.memref);
+    _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &result.memref);
+    _mlir_ciface_tp_rt_matmul(&ctx, &text.memref, /*transposeB=*/0);
+    ASSERT_TRUE(ctx.error.isOk()) << ctx.error.message();
+  }
+
+  World world{1, std::chrono::milliseconds(5000)};
+  ProbeBackend probe;
+  TPRtContext ctx{probe, world, 0};
+};
+
+TEST_F(ABIProbe, ContiguousBuffersAreUsedInPlace) {
+  std::vector<float> a = {1, 2, 3, 4}, out(4, 0);
+  Descriptor da(a.data(), {4, 1}, {1, 1}), dout(out.data(), {4, 1}, {1, 1});
+  run(da, dout);
+  EXPECT_EQ(probe.operandBytes, a.data());
+  EXPECT_TRUE(probe.resultInPlace);
+  EXPECT_EQ(probe.resultBytes, out.data());
+  EXPECT_EQ(out, (std::vector<float>{2, 3, 4, 5}));
+}
+
+TEST_F(ABIProbe, StridedBuffersAreCopied) {
+  std::vector<float> a = {1, 0, 2, 0}, out(4, 0);
+  Descriptor da(a.data(), {2, 1}, {2, 1}), dout(out.data(), {2, 1}, {2, 1});
+  run(da, dout);
+  EXPECT_NE(probe.operandBytes, a.data());
+  EXPECT_FALSE(probe.resultInPlace);
+  EXPECT_EQ(out, (std::vector<float>{2, 0, 3, 0}));
+}
+
+TEST_F(ABIProbe, AResultThatAliasesAnOperandIsComputedApart) {
+  // The result overlaps the operand by one element: written in place, the
+  // op would read elements it had already written.
+  std::vector<float> storage = {1, 10, 100, 1000, 0};
+  Descriptor da(storage.data(), {4, 1}, {1, 1});
+  Descriptor dout(storage.data() + 1, {4, 1}, {1, 1});
+  run(da, dout);
+  EXPECT_FALSE(probe.resultInPlace);
+  EXPECT_EQ(storage, (std::vector<float>{1, 2, 11, 101, 1001}));
+}
+
+TEST_F(ABIRank, AMatmulIntoItsOwnOperandIsRight) {
+  // C = A @ B written over A (2x2): the CPU backend must not read A after
+  // writing C.
+  std::vector<float> a = {1, 2, 3, 4}, b = {5, 6, 7, 8};
+  Descriptor da(a.data(), {2, 2}, {2, 1}), db(b.data(), {2, 2}, {2, 1});
+  auto text = site("'tp.matmul' at t.mlir:1:1");
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &da.memref);
+  _mlir_ciface_tp_rt_matmul(&ctx, &text.memref, /*transposeB=*/0);
+  ASSERT_TRUE(ctx.error.isOk()) << ctx.error.message();
+  EXPECT_EQ(a, (std::vector<float>{19, 22, 43, 50}));
 }
 
 TEST_F(ABIRank, AWrongResultBufferFailsTheOpAndLaterCallsAreIgnored) {

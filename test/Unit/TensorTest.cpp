@@ -56,3 +56,31 @@ TEST(TensorTest, AllocationFailuresAreErrors) {
   EXPECT_EQ(t.numElements(), 6);
   EXPECT_EQ(t.get(5), 0.0);
 }
+
+TEST(TensorTest, ABorrowedViewIsCopiedOnItsFirstWrite) {
+  std::vector<float> bytes = {1, 2, 3, 4};
+  Tensor view = Tensor::borrow(DType::F32, {2, 2}, bytes.data());
+  EXPECT_TRUE(view.isView());
+  EXPECT_EQ(view.data(), bytes.data());
+  EXPECT_EQ(view.get(3), 4);
+  view.set(0, 9);
+  EXPECT_FALSE(view.isView());
+  EXPECT_NE(view.data(), bytes.data());
+  EXPECT_EQ(view.get(0), 9);
+  EXPECT_EQ(view.get(1), 2);
+  EXPECT_EQ(bytes[0], 1) << "the viewed buffer must not change";
+}
+
+TEST(TensorTest, AWrappedBufferIsWrittenInPlaceWhileItHasOneHolder) {
+  std::vector<float> bytes = {1, 2, 3, 4};
+  Tensor view = Tensor::wrap(DType::F32, {4}, bytes.data());
+  EXPECT_EQ(view.mutableData(), bytes.data());
+  view.set(2, 7);
+  EXPECT_EQ(bytes[2], 7);
+  // A copy shares the bytes; writing either detaches the writer.
+  Tensor copy = view;
+  copy.set(0, 5);
+  EXPECT_EQ(bytes[0], 1);
+  EXPECT_EQ(copy.get(0), 5);
+  EXPECT_EQ(copy.get(2), 7);
+}

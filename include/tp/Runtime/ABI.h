@@ -194,6 +194,16 @@ void tpRtRunDestroy(TPRtRun *run);
 /// The number of ranks of the run.
 int32_t tpRtRunSize(TPRtRun *run);
 
+/// A run of `ranks` ranks as threads of this process on the CUDA backend
+/// (loopback transport: rank r on GPU r % devices), in library
+/// AsyncTP::TPRuntimeCuda. Null, with a message on stderr, without a device.
+/// Operands and results in device or managed memory (the host-shared
+/// buffers of glue compiled by tp-lower-glue-to-nvvm) are used in place.
+TPRtRun *tpRtCudaRunCreate(int32_t ranks, int64_t timeoutMs);
+/// Bytes the rank's backend has copied between host memory and the device
+/// since the run was made (zero on the CPU backend).
+void tpRtContextHostTransfers(TPRtContext *ctx, int64_t *hostToDevice,
+                              int64_t *deviceToHost);
 /* A program started by mpirun, one rank per process, on the CPU backend over
  * MPI (library AsyncTP::TPRuntimeMpi). */
 /// This process's rank of a run spanning MPI_COMM_WORLD. Initializes MPI

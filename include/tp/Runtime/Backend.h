@@ -173,6 +173,31 @@ public:
   virtual Status allGatherContract(const Group &group,
                                    const AllGatherContractArgs &args,
                                    std::vector<Tensor> &results) = 0;
+
+  /// Compiled code's own buffers for the results of the op about to run
+  /// (writable views, by result number; empty where none is offered). A
+  /// result made with newResult() lands there, so the ABI copies nothing.
+  /// The ABI withdraws them when the op returns.
+  void offerResults(std::vector<Tensor> views) { offered = std::move(views); }
+  void withdrawResults() { offered.clear(); }
+
+  /// Host traffic of the CUDA backend (zero elsewhere): bytes copied from
+  /// host memory to the device and back since the backend was made.
+  struct HostTransfers {
+    int64_t hostToDevice = 0, deviceToHost = 0;
+  };
+  virtual HostTransfers hostTransfers() const { return {}; }
+
+protected:
+  /// Result `index` of the running op, of `dtype` and `shape`: the offered
+  /// buffer when it has that type and shape (handed out once), else new
+  /// storage. Both start zero-filled unless `zeroed` is false, which a
+  /// caller that writes every element passes.
+  Tensor newResult(int index, DType dtype, std::vector<int64_t> shape,
+                   bool zeroed = true);
+
+private:
+  std::vector<Tensor> offered;
 };
 
 /// The CPU backend of `rank`: ranks are threads of `world`, GEMMs go through

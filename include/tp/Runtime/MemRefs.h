@@ -19,7 +19,23 @@ std::vector<int64_t> shapeOf(const TPRtUnrankedMemRef &buffer);
 /// A contiguous copy of a (possibly strided) memref of `dtype`.
 Tensor toTensor(const TPRtUnrankedMemRef &buffer, DType dtype);
 
-/// Copies `value` into `buffer`, which must have its shape and element type.
+/// An operand's tensor: a read-only view of `buffer` when its elements are
+/// contiguous in row-major order (the common case: no copy), else a copy.
+/// A view is valid while compiled code keeps the buffer, i.e. for one call.
+Tensor operandTensor(const TPRtUnrankedMemRef &buffer, DType dtype);
+
+/// A writable view of `buffer` for a result to be written in place, or an
+/// empty tensor when its elements are not contiguous row-major or it has
+/// none.
+Tensor resultView(const TPRtUnrankedMemRef &buffer, DType dtype);
+
+/// Whether the bytes `a` and `b` may touch overlap (empty buffers touch
+/// none).
+bool mayOverlap(const TPRtUnrankedMemRef &a, DType aType,
+                const TPRtUnrankedMemRef &b, DType bType);
+
+/// Copies `value` into `buffer` (nothing to copy when `value` is already a
+/// view of it), which must have its shape and element type.
 Status fromTensor(const Tensor &value, const TPRtUnrankedMemRef &buffer,
                   DType dtype, const std::string &what);
 

@@ -2,6 +2,10 @@
 //
 // Row-major, contiguous, shared storage: tensors are SSA values, so ops make
 // new tensors and copies share bytes until someone asks for mutable data.
+// A tensor may also view bytes it does not own (compiled code's buffers,
+// which the ABI hands to an op for the length of one call): read-only views
+// copy on the first write; a writable view is written in place while it is
+// the only holder of its bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,7 +40,7 @@ public:
   bool empty() const { return !storage; }
 
   /// Read-only bytes; shared with copies.
-  const void *data() const { return storage ? storage->data() : nullptr; }
+  const void *data() const { return storage ? storage->bytes() : nullptr; }
   /// Writable bytes; detaches from copies first.
   void *mutableData();
   template <typename T> const T *as() const {
@@ -45,6 +49,16 @@ public:
   template <typename T> T *mutableAs() {
     return static_cast<T *>(mutableData());
   }
+
+  /// A read-only view of `bytes` (at least numBytes() of them), which must
+  /// outlive every use of the view and its copies.
+  static Tensor borrow(DType dtype, std::vector<int64_t> shape,
+                       const void *bytes);
+  /// A writable view of `bytes`: mutableData() returns them while this
+  /// tensor is the only holder, so a result lands in place.
+  static Tensor wrap(DType dtype, std::vector<int64_t> shape, void *bytes);
+  /// Whether the bytes are someone else's (a view).
+  bool isView() const { return storage && storage->external; }
 
   /// Element `flat` (row-major) as a double, decoding low-precision types.
   double get(int64_t flat) const;
@@ -75,7 +89,14 @@ public:
 private:
   DType type = DType::F32;
   std::vector<int64_t> dims;
-  std::shared_ptr<std::vector<uint8_t>> storage;
+  struct Storage {
+    std::vector<uint8_t> owned;
+    /// Bytes of someone else's buffer, or null when `owned` holds them.
+    uint8_t *external = nullptr;
+    bool writable = true;
+    uint8_t *bytes() { return external ? external : owned.data(); }
+  };
+  std::shared_ptr<Storage> storage;
 };
 
 } // namespace tp::rt

@@ -64,12 +64,15 @@ public:
     // failure reports from here on.
     abi::setCurrentRank(ctx->rank);
     staged.swap(ctx->staged);
-    if (live())
+    if (live()) {
       ctx->traceGlue(site);
+      offerResultBuffers();
+    }
   }
   /// A failed or skipped op leaves zeros, not uninitialized memory, for the
   /// glue that still runs after it.
   ~Call() {
+    ctx.backend.withdrawResults();
     if (!ctx.error.isOk())
       for (const TPRtContext::Staged &s : staged)
         if (s.role == TP_RT_ROLE_RESULT)
@@ -88,7 +91,7 @@ public:
       return &it->second;
     for (const TPRtContext::Staged &s : staged)
       if (s.role == role && s.index == index)
-        return &tensors.emplace(key, abi::toTensor(s.buffer, s.dtype))
+        return &tensors.emplace(key, abi::operandTensor(s.buffer, s.dtype))
                     .first->second;
     return nullptr;
   }
@@ -191,6 +194,29 @@ public:
   const std::string site;
 
 private:
+  /// Offers the backend the result buffers it may write in place: those
+  /// laid out row-major that share no byte with another staged buffer (an
+  /// operand read while the result is written, or another result).
+  void offerResultBuffers() {
+    std::vector<Tensor> views;
+    for (size_t i = 0; i < staged.size(); ++i) {
+      const TPRtContext::Staged &s = staged[i];
+      if (s.role != TP_RT_ROLE_RESULT || s.index < 0 ||
+          s.index >= static_cast<int32_t>(staged.size()))
+        continue;
+      bool alone = true;
+      for (size_t j = 0; alone && j < staged.size(); ++j)
+        alone = j == i || !abi::mayOverlap(s.buffer, s.dtype,
+                                           staged[j].buffer, staged[j].dtype);
+      if (!alone)
+        continue;
+      if (views.size() <= static_cast<size_t>(s.index))
+        views.resize(s.index + 1);
+      views[s.index] = abi::resultView(s.buffer, s.dtype);
+    }
+    ctx.backend.offerResults(std::move(views));
+  }
+
   TPRtContext &ctx;
   std::vector<TPRtContext::Staged> staged;
   std::map<std::pair<int32_t, int32_t>, Tensor> tensors;

@@ -26,6 +26,25 @@ static View viewOf(const TPRtUnrankedMemRef &buffer, size_t elementSize) {
   return view;
 }
 
+/// Whether the elements lie one after the other in row-major order (dims of
+/// extent 1 may have any stride).
+static bool isRowMajor(const View &view) {
+  int64_t expected = 1;
+  for (int64_t d = static_cast<int64_t>(view.sizes.size()) - 1; d >= 0; --d) {
+    if (view.sizes[d] != 1 && view.strides[d] != expected)
+      return false;
+    expected *= view.sizes[d];
+  }
+  return true;
+}
+
+static int64_t elementCount(const View &view) {
+  int64_t total = 1;
+  for (int64_t s : view.sizes)
+    total *= s;
+  return total;
+}
+
 /// Calls `copy(stridedOffset, flat)` for every element, row-major; the
 /// innermost dim goes as one run when it is contiguous.
 template <typename Fn>
@@ -78,6 +97,41 @@ Tensor abi::toTensor(const TPRtUnrankedMemRef &buffer, DType dtype) {
   return tensor;
 }
 
+Tensor abi::operandTensor(const TPRtUnrankedMemRef &buffer, DType dtype) {
+  View view = viewOf(buffer, byteSize(dtype));
+  if (elementCount(view) > 0 && isRowMajor(view))
+    return Tensor::borrow(dtype, view.sizes, view.base);
+  return toTensor(buffer, dtype);
+}
+
+Tensor abi::resultView(const TPRtUnrankedMemRef &buffer, DType dtype) {
+  View view = viewOf(buffer, byteSize(dtype));
+  if (elementCount(view) > 0 && isRowMajor(view))
+    return Tensor::wrap(dtype, view.sizes, view.base);
+  return Tensor();
+}
+
+/// [lo, hi) of the bytes `view`'s elements may occupy; empty when it has none.
+static std::pair<const char *, const char *> byteSpan(const View &view,
+                                                      size_t elementSize) {
+  if (elementCount(view) == 0)
+    return {view.base, view.base};
+  int64_t low = 0, high = 0;
+  for (size_t d = 0; d < view.sizes.size(); ++d) {
+    int64_t reach = (view.sizes[d] - 1) * view.strides[d];
+    (reach < 0 ? low : high) += reach;
+  }
+  int64_t size = static_cast<int64_t>(elementSize);
+  return {view.base + low * size, view.base + (high + 1) * size};
+}
+
+bool abi::mayOverlap(const TPRtUnrankedMemRef &a, DType aType,
+                     const TPRtUnrankedMemRef &b, DType bType) {
+  auto [aLow, aHigh] = byteSpan(viewOf(a, byteSize(aType)), byteSize(aType));
+  auto [bLow, bHigh] = byteSpan(viewOf(b, byteSize(bType)), byteSize(bType));
+  return aLow < aHigh && bLow < bHigh && aLow < bHigh && bLow < aHigh;
+}
+
 Status abi::fromTensor(const Tensor &value, const TPRtUnrankedMemRef &buffer,
                        DType dtype, const std::string &what) {
   size_t size = byteSize(dtype);
@@ -91,6 +145,9 @@ Status abi::fromTensor(const Tensor &value, const TPRtUnrankedMemRef &buffer,
                          " but the program expects " + expected);
   }
   const auto *in = static_cast<const char *>(value.data());
+  // A result the backend wrote in place (a view of this buffer).
+  if (in == view.base && isRowMajor(view))
+    return Status::ok();
   forEachRun(view, size, [&](int64_t byteOffset, int64_t flat, int64_t n) {
     std::memcpy(view.base + byteOffset, in + flat * size, n * size);
   });

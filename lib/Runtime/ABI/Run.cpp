@@ -38,4 +38,15 @@ void tpRtRunDestroy(TPRtRun *run) { delete run; }
 
 int32_t tpRtRunSize(TPRtRun *run) { return run ? run->world.numRanks() : 0; }
 
+void tpRtContextHostTransfers(TPRtContext *ctx, int64_t *hostToDevice,
+                              int64_t *deviceToHost) {
+  Backend::HostTransfers t;
+  if (ctx)
+    t = ctx->backend.hostTransfers();
+  if (hostToDevice)
+    *hostToDevice = t.hostToDevice;
+  if (deviceToHost)
+    *deviceToHost = t.deviceToHost;
+}
+
 } // extern "C"

@@ -6,12 +6,28 @@
 
 #include <algorithm>
 #include <cblas.h>
+#include <cstring>
 #include <thread>
 
 using namespace tp::rt;
 using namespace tp::rt::cpu;
 
 Backend::~Backend() = default;
+
+Tensor Backend::newResult(int index, DType dtype, std::vector<int64_t> shape,
+                          bool zeroed) {
+  if (index >= 0 && index < static_cast<int>(offered.size())) {
+    Tensor &view = offered[index];
+    if (!view.empty() && view.dtype() == dtype && view.shape() == shape) {
+      Tensor result = std::move(view);
+      view = Tensor();
+      if (zeroed)
+        std::memset(result.mutableData(), 0, result.numBytes());
+      return result;
+    }
+  }
+  return Tensor(dtype, std::move(shape));
+}
 
 std::unique_ptr<Backend> tp::rt::createCpuBackend(World &world, int rank) {
   return std::make_unique<CpuBackend>(world, rank);
@@ -34,7 +50,7 @@ Status CpuBackend::allGather(const Group &group, const Tensor &input,
   TraceScope scope(world.trace(), rank, Stream::Comm, "all_gather", "comm");
   std::vector<int64_t> shape = input.shape();
   shape[dim] *= group.size();
-  result = Tensor(input.dtype(), shape);
+  result = newResult(0, input.dtype(), shape, /*zeroed=*/false);
   uint8_t *out = static_cast<uint8_t *>(result.mutableData());
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(
@@ -66,7 +82,7 @@ Status CpuBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
     start = group.index * extent;
     shape[dim] = extent;
   }
-  result = Tensor(input.dtype(), shape);
+  result = newResult(0, input.dtype(), shape, /*zeroed=*/false);
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(
       world.join(group, signatureOf(site, input), &input, nullptr, ex));
@@ -102,7 +118,7 @@ Status CpuBackend::allToAll(const Group &group, const Tensor &input,
   TP_RETURN_IF_ERROR(
       allToAllShapes(input.shape(), split, concat, g, site, shapes));
   DimSplit in = splitAt(input.shape(), split);
-  result = Tensor(input.dtype(), shapes.result);
+  result = newResult(0, input.dtype(), shapes.result, /*zeroed=*/false);
   int64_t blockExtent = shapes.block[split];
   DimSplit block = splitAt(shapes.block, concat);
   size_t bytes = byteSize(input.dtype());
@@ -123,9 +139,11 @@ Status CpuBackend::allToAll(const Group &group, const Tensor &input,
   return world.leave(group, ex);
 }
 
-template <typename T>
+/// `makeResult(shape)` makes the result, which the GEMM overwrites whole.
+template <typename T, typename MakeResult>
 static Status runMatmul(const Tensor &a, const Tensor &b, bool transposeB,
-                        const std::string &site, Tensor &result) {
+                        const std::string &site, MakeResult makeResult,
+                        Tensor &result) {
   if (a.rank() < 2 || (b.rank() != 2 && b.rank() != a.rank()))
     return Status::error(site + ": cannot multiply " + a.typeString() + " by " +
                          b.typeString());
@@ -137,7 +155,7 @@ static Status runMatmul(const Tensor &a, const Tensor &b, bool transposeB,
                          " and " + b.typeString());
   std::vector<int64_t> shape = a.shape();
   shape.back() = n;
-  result = Tensor(a.dtype(), shape);
+  result = makeResult(shape);
   DenseMatrix<T> am(Operand::plain(&a)), bm(Operand::plain(&b));
   // The GEMM writes straight into the result when it holds T already.
   bool direct = (sizeof(T) == 4 && result.dtype() == DType::F32) ||
@@ -165,9 +183,12 @@ static Status runMatmul(const Tensor &a, const Tensor &b, bool transposeB,
 Status CpuBackend::matmul(const Tensor &a, const Tensor &b, bool transposeB,
                           const std::string &site, Tensor &result) {
   TraceScope scope(world.trace(), rank, Stream::Compute, "matmul", "gemm");
+  auto makeResult = [&](std::vector<int64_t> shape) {
+    return newResult(0, a.dtype(), std::move(shape), /*zeroed=*/false);
+  };
   if (a.dtype() == DType::F64)
-    return runMatmul<double>(a, b, transposeB, site, result);
-  return runMatmul<float>(a, b, transposeB, site, result);
+    return runMatmul<double>(a, b, transposeB, site, makeResult, result);
+  return runMatmul<float>(a, b, transposeB, site, makeResult, result);
 }
 
 Status CpuBackend::scaledMatmul(const Operand &a, const Operand &b,
@@ -181,7 +202,7 @@ Status CpuBackend::scaledMatmul(const Operand &a, const Operand &b,
                          a.data->typeString() + " and " + b.data->typeString());
   std::vector<int64_t> shape = a.data->shape();
   shape.back() = bm.rows();
-  result = Tensor(outType, shape);
+  result = newResult(0, outType, shape, /*zeroed=*/false);
   std::vector<float> c(am.rows() * bm.rows());
   gemm<float>(true, am.rows(), bm.rows(), am.cols(), am.data(), am.cols(),
               bm.data(), bm.cols(), c.data(), bm.rows(), 0.0f);

@@ -57,7 +57,9 @@ Status CpuBackend::runAllGatherContract(const Group &group,
   const DimSplit local = splitAt(x.shape(), args.dim);
   const int64_t extL = local.extent;
 
-  Tensor gathered(x.dtype(), plan.gatheredShape);
+  Tensor gathered = args.returnGathered
+                        ? newResult(0, x.dtype(), plan.gatheredShape)
+                        : Tensor(x.dtype(), plan.gatheredShape);
   std::vector<DenseMatrix<T>> others;
   std::vector<std::vector<T>> accumulators;
   std::string signature = args.site + (ring ? " (ring) on " : " (per_peer) on ");
@@ -137,7 +139,9 @@ Status CpuBackend::runAllGatherContract(const Group &group,
   if (args.returnGathered)
     results.push_back(gathered);
   for (size_t i = 0; i < others.size(); ++i) {
-    Tensor product(x.dtype(), {plan.m[i], plan.n[i]});
+    Tensor product =
+        newResult(static_cast<int>(i) + (args.returnGathered ? 1 : 0),
+                  x.dtype(), {plan.m[i], plan.n[i]}, /*zeroed=*/false);
     storeBlock(accumulators[i].data(), 0, plan.m[i], 0, plan.n[i], product);
     results.push_back(std::move(product));
   }

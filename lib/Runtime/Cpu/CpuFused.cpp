@@ -90,7 +90,12 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   const int64_t k = gatheredShape.back();
   const int64_t totalRows = k ? a.numElements() * g / k : 0;
 
-  Tensor gathered(a.dtype(), gatheredShape);
+  // Results: the gathered A (and its scale when gathered), then products.
+  Tensor gathered = args.returnGathered
+                        ? newResult(0, a.dtype(), gatheredShape)
+                        : Tensor(a.dtype(), gatheredShape);
+  const int firstProduct =
+      args.returnGathered ? (args.a.isScaled() ? 2 : 1) : 0;
   // Row-wise and block scales travel with A; a per-tensor scale is shared.
   const bool gatherScale =
       args.a.isScaled() && *args.a.scaling != Scaling::PerTensor;
@@ -127,7 +132,8 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
     ns.push_back(trans ? bs.back().rows() : bs.back().cols());
     std::vector<int64_t> shape = gatheredShape;
     shape.back() = ns.back();
-    products.emplace_back(args.outTypes[i], shape);
+    products.push_back(newResult(firstProduct + static_cast<int>(i),
+                                 args.outTypes[i], shape));
   }
   // A K-split gather accumulates every piece into whole products.
   std::vector<std::vector<T>> accumulators;
@@ -268,7 +274,8 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   const int64_t extL = split.extent / g;
   std::vector<int64_t> reducedShape = productShape;
   reducedShape[d] = extL;
-  Tensor reduced(args.outType, reducedShape);
+  Tensor reduced =
+      newResult(args.returnUnreduced ? 1 : 0, args.outType, reducedShape);
   const int64_t sliceSize = reduced.numElements();
   const int64_t totalRows = n ? a.numElements() / k : 0;
   const int64_t rowsPerSlab = nSplit ? 0 : split.inner / n;

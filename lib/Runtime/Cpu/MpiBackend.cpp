@@ -229,7 +229,7 @@ Status MpiBackend::allGather(const Group &group, const Tensor &input,
   const int g = group.size();
   std::vector<int64_t> shape = input.shape();
   shape[dim] *= g;
-  result = Tensor(input.dtype(), shape);
+  result = newResult(0, input.dtype(), shape);
   TP_RETURN_IF_ERROR(agree(group, signatureOf(site, input)));
   const DimSplit split = splitAt(input.shape(), dim);
   const size_t bytes = byteSize(input.dtype());
@@ -266,7 +266,7 @@ Status MpiBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
   const int64_t extent = scatter ? split.extent / g : split.extent;
   if (scatter)
     shape[dim] = extent;
-  result = Tensor(input.dtype(), shape);
+  result = newResult(0, input.dtype(), shape);
   TP_RETURN_IF_ERROR(agree(group, signatureOf(site, input)));
   const size_t bytes = byteSize(input.dtype());
   const int64_t sliceBytes = result.numBytes();
@@ -311,7 +311,7 @@ Status MpiBackend::allToAll(const Group &group, const Tensor &input,
   AllToAllShapes shapes;
   TP_RETURN_IF_ERROR(
       allToAllShapes(input.shape(), split, concat, g, site, shapes));
-  result = Tensor(input.dtype(), shapes.result);
+  result = newResult(0, input.dtype(), shapes.result);
   TP_RETURN_IF_ERROR(agree(group, signatureOf(site, input)));
   const DimSplit in = splitAt(input.shape(), split);
   const DimSplit block = splitAt(shapes.block, concat);

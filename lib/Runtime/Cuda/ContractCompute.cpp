@@ -52,7 +52,10 @@ Status CudaRank::prepareContract(const AllGatherContractArgs &args,
   l.extG = l.extL * l.g;
   l.chunks = args.schedule.pieces(l.extL);
   l.elementBytes = byteSize(p.type);
-  p.gathered = Tensor(p.type, p.shapes.gatheredShape);
+  p.gathered = args.returnGathered
+                   ? newResult(0, p.type, p.shapes.gatheredShape,
+                               /*zeroed=*/false)
+                   : Tensor(p.type, p.shapes.gatheredShape);
   TP_RETURN_IF_ERROR(buffer("agc.G", p.gathered.numBytes(), l.data, context));
   TP_RETURN_IF_ERROR(placeOwnShard(l, x.data(), nullptr, context));
 
@@ -65,8 +68,9 @@ Status CudaRank::prepareContract(const AllGatherContractArgs &args,
   p.products.clear();
   for (size_t i = 0; i < count; ++i) {
     std::string id = std::to_string(i);
-    p.products.emplace_back(p.type,
-                            std::vector<int64_t>{p.shapes.m[i], p.shapes.n[i]});
+    p.products.push_back(
+        newResult(static_cast<int>(i) + (args.returnGathered ? 1 : 0), p.type,
+                  {p.shapes.m[i], p.shapes.n[i]}, /*zeroed=*/false));
     TP_RETURN_IF_ERROR(
         upload(*args.others[i], "agc.o" + id, p.dOther[i], compute, context));
     size_t bytes = accBytes * p.products.back().numElements();

@@ -84,22 +84,63 @@ Status CudaRank::buffer(const std::string &purpose, size_t bytes, void *&ptr,
   return Status::ok();
 }
 
+bool CudaRank::onDevice(const void *ptr) const {
+  if (!ptr)
+    return false;
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
+    cudaGetLastError(); // not a pointer CUDA knows: host memory
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeManaged ||
+         (attributes.type == cudaMemoryTypeDevice &&
+          attributes.device == device);
+}
+
 Status CudaRank::upload(const Tensor &t, const std::string &purpose, void *&ptr,
                         cudaStream_t stream, const std::string &context) {
+  // Compiled code's buffers on the device (managed or this GPU's memory) are
+  // read in place; FP8 GEMMs need 16-byte pointers, which workspaces have.
+  if (onDevice(t.data()) && alignmentOf(t.data()) >= kFp8MatrixAlignment) {
+    ptr = const_cast<void *>(t.data());
+    return Status::ok();
+  }
   TP_RETURN_IF_ERROR(buffer(purpose, t.numBytes(), ptr, context));
-  TP_CUDA(cudaMemcpyAsync(ptr, t.data(), t.numBytes(), cudaMemcpyHostToDevice,
+  TP_CUDA(cudaMemcpyAsync(ptr, t.data(), t.numBytes(), cudaMemcpyDefault,
                           stream));
+  countCopy(t.data(), t.numBytes(), /*toDevice=*/true);
   return Status::ok();
+}
+
+Status CudaRank::resultBuffer(Tensor &result, const std::string &purpose,
+                              void *&ptr, const std::string &context) {
+  void *bytes = result.mutableData();
+  if (onDevice(bytes) && alignmentOf(bytes) >= kFp8MatrixAlignment) {
+    ptr = bytes;
+    return Status::ok();
+  }
+  return buffer(purpose, result.numBytes(), ptr, context);
 }
 
 Status CudaRank::download(const void *ptr, Tensor &t, cudaStream_t stream,
                           const std::string &context) {
+  void *destination = t.mutableData();
+  if (destination == ptr) // computed in place
+    return synchronize(stream, context);
   // A copy into pageable memory returns only when the stream has drained: wait
   // through synchronize() first, which transports can bound.
   TP_RETURN_IF_ERROR(synchronize(stream, context));
-  TP_CUDA(cudaMemcpyAsync(t.mutableData(), ptr, t.numBytes(),
-                          cudaMemcpyDeviceToHost, stream));
+  TP_CUDA(cudaMemcpyAsync(destination, ptr, t.numBytes(), cudaMemcpyDefault,
+                          stream));
+  countCopy(destination, t.numBytes(), /*toDevice=*/false);
   return synchronize(stream, context);
+}
+
+void CudaRank::countCopy(const void *hostSide, size_t bytes, bool toDevice) {
+  if (onDevice(hostSide))
+    return; // device to device: no host traffic
+  (toDevice ? transfers.hostToDevice : transfers.deviceToHost) +=
+      static_cast<int64_t>(bytes);
 }
 
 Status CudaRank::eventPool(size_t count, const std::string &context) {
@@ -126,11 +167,11 @@ Status CudaRank::matmul(const Tensor &a, const Tensor &b, bool transposeB,
                          b.typeString());
   std::vector<int64_t> shape = a.shape();
   shape.back() = n;
-  result = Tensor(a.dtype(), shape);
+  result = newResult(0, a.dtype(), shape, /*zeroed=*/false);
   void *da, *db, *dd;
   TP_RETURN_IF_ERROR(upload(a, "mm.a", da, compute, context));
   TP_RETURN_IF_ERROR(upload(b, "mm.b", db, compute, context));
-  TP_RETURN_IF_ERROR(buffer("mm.d", result.numBytes(), dd, context));
+  TP_RETURN_IF_ERROR(resultBuffer(result, "mm.d", dd, context));
   GemmProblem p;
   p.k = k;
   p.n = n;
@@ -306,7 +347,7 @@ Status CudaRank::scaledMatmul(const Operand &a, const Operand &b,
   int64_t m = a.data->numElements() / k;
   std::vector<int64_t> shape = a.data->shape();
   shape.back() = n;
-  result = Tensor(outType, shape);
+  result = newResult(0, outType, shape, /*zeroed=*/false);
   void *da, *sa, *db, *sb, *dbias = nullptr, *dd;
   TP_RETURN_IF_ERROR(upload(*a.data, "sm.a", da, compute, context));
   TP_RETURN_IF_ERROR(upload(*a.scale, "sm.as", sa, compute, context));
@@ -314,7 +355,7 @@ Status CudaRank::scaledMatmul(const Operand &a, const Operand &b,
   TP_RETURN_IF_ERROR(upload(*b.scale, "sm.bs", sb, compute, context));
   if (bias)
     TP_RETURN_IF_ERROR(upload(*bias, "sm.bias", dbias, compute, context));
-  TP_RETURN_IF_ERROR(buffer("sm.d", result.numBytes(), dd, context));
+  TP_RETURN_IF_ERROR(resultBuffer(result, "sm.d", dd, context));
   TP_RETURN_IF_ERROR(scaledGemm(a, da, sa, b, db, sb, m, n, k, dbias, outType,
                                 dd, compute, context));
   return download(dd, result, compute, context);

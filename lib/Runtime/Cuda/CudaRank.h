@@ -156,6 +156,7 @@ public:
   Status scaledMatmul(const Operand &a, const Operand &b, const Tensor *bias,
                       DType outType, const std::string &site,
                       Tensor &result) override;
+  HostTransfers hostTransfers() const override { return transfers; }
 
 protected:
   /// Waits for `stream`; transports that can time out override it.
@@ -164,10 +165,23 @@ protected:
   /// A device buffer for `purpose`, grown when too small, reused otherwise.
   Status buffer(const std::string &purpose, size_t bytes, void *&ptr,
                 const std::string &context);
+  /// Whether this rank's kernels can use `ptr` where it is: memory of its
+  /// GPU, or managed memory (compiled code's host-shared buffers).
+  bool onDevice(const void *ptr) const;
+  /// `t` on the device: in place when onDevice() (and 16-byte aligned), else
+  /// copied into the workspace for `purpose`.
   Status upload(const Tensor &t, const std::string &purpose, void *&ptr,
                 cudaStream_t stream, const std::string &context);
+  /// Where a GEMM writes `result`: its own bytes when they are on the
+  /// device (a result offered in place), else the workspace for `purpose`.
+  Status resultBuffer(Tensor &result, const std::string &purpose, void *&ptr,
+                      const std::string &context);
+  /// Copies device bytes `ptr` into `t` (nothing when `t` is them) and waits.
   Status download(const void *ptr, Tensor &t, cudaStream_t stream,
                   const std::string &context);
+  /// Counts a copy of `bytes` between the device and `hostSide` when that is
+  /// host memory.
+  void countCopy(const void *hostSide, size_t bytes, bool toDevice);
   /// At least `count` reusable events.
   Status eventPool(size_t count, const std::string &context);
 
@@ -242,6 +256,7 @@ protected:
   LtGemm gemm;
   std::map<std::string, std::pair<void *, size_t>> buffers;
   std::vector<cudaEvent_t> events;
+  HostTransfers transfers;
 };
 
 } // namespace tp::rt::cuda

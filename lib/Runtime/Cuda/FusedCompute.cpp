@@ -25,13 +25,15 @@ Status CudaRank::placeOwnShard(const GatherLayout &l, const void *shard,
                                const void *scaleShard,
                                const std::string &context) {
   TP_RETURN_IF_ERROR(eventPool(size_t(l.g) * l.chunks, context));
-  auto place = [&](const void *host, void *gathered, const Split &s,
+  // The shard may be host memory or already on the device.
+  auto place = [&](const void *shardBytes, void *gathered, const Split &s,
                    size_t elementBytes) {
     size_t slab = s.inner * elementBytes;
+    countCopy(shardBytes, l.extL * slab * s.outer, /*toDevice=*/true);
     return cudaMemcpy2DAsync(static_cast<uint8_t *>(gathered) +
                                  l.me * l.extL * slab,
-                             l.extG * slab, host, l.extL * slab, l.extL * slab,
-                             s.outer, cudaMemcpyHostToDevice, comm);
+                             l.extG * slab, shardBytes, l.extL * slab,
+                             l.extL * slab, s.outer, cudaMemcpyDefault, comm);
   };
   TP_CUDA(place(shard, l.data, l.split, l.elementBytes));
   if (l.scale)
@@ -77,12 +79,19 @@ Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
     for (DType type : args.outTypes)
       TP_RETURN_IF_ERROR(checkKernelOutput(type, context));
 
-  p.gathered = Tensor(a.dtype(), gatheredShape);
+  // Results: the gathered A (and its scale) when returned, then products.
+  p.gathered = args.returnGathered
+                   ? newResult(0, a.dtype(), gatheredShape, /*zeroed=*/false)
+                   : Tensor(a.dtype(), gatheredShape);
+  const int firstProduct = args.returnGathered ? (p.scaled ? 2 : 1) : 0;
   TP_RETURN_IF_ERROR(buffer("agm.G", p.gathered.numBytes(), p.dG, context));
   if (p.gatherScale) {
     std::vector<int64_t> shape = args.a.scale->shape();
     shape[p.dim] *= p.g;
-    p.gatheredScale = Tensor(args.a.scale->dtype(), shape);
+    p.gatheredScale =
+        args.returnGathered
+            ? newResult(1, args.a.scale->dtype(), shape, /*zeroed=*/false)
+            : Tensor(args.a.scale->dtype(), shape);
     p.scaleSplit = splitAt(args.a.scale->shape(), p.dim);
     p.scaleElementBytes = byteSize(args.a.scale->dtype());
     TP_RETURN_IF_ERROR(
@@ -116,7 +125,8 @@ Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
     p.ns.push_back(b.data->dim(trans ? 0 : 1));
     std::vector<int64_t> shape = gatheredShape;
     shape.back() = p.ns.back();
-    p.products.emplace_back(args.outTypes[i], shape);
+    p.products.push_back(newResult(firstProduct + static_cast<int>(i),
+                                   args.outTypes[i], shape, /*zeroed=*/false));
     std::string id = std::to_string(i);
     TP_RETURN_IF_ERROR(
         upload(*b.data, "agm.b" + id, p.dB[i], compute, context));
@@ -127,7 +137,7 @@ Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
       TP_RETURN_IF_ERROR(upload(*args.biases[i], "agm.bias" + id, p.dBias[i],
                                 compute, context));
     TP_RETURN_IF_ERROR(
-        buffer("agm.d" + id, p.products.back().numBytes(), p.dD[i], context));
+        resultBuffer(p.products.back(), "agm.d" + id, p.dD[i], context));
     if (p.kSplit) {
       size_t accBytes = sizeof(float) * p.totalRows * p.ns[i];
       TP_RETURN_IF_ERROR(buffer("agm.acc" + id, accBytes, p.dAcc[i], context));
@@ -281,7 +291,8 @@ Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
   p.extL = p.split.extent / p.g;
   std::vector<int64_t> reducedShape = p.productShape;
   reducedShape[p.dim] = p.extL;
-  p.reduced = Tensor(args.outType, reducedShape);
+  p.reduced = newResult(args.returnUnreduced ? 1 : 0, args.outType,
+                        reducedShape, /*zeroed=*/false);
   p.slice = p.reduced.numElements();
   if (p.k == 0 || p.n == 0 || a.numElements() == 0)
     return Status::error(context + ": the CUDA backend does not run fused "
@@ -312,7 +323,7 @@ Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
   p.sliceBytes = sizeof(float) * p.slice;
   TP_RETURN_IF_ERROR(buffer("rs.w", p.sliceBytes * p.g, p.dW, context));
   TP_RETURN_IF_ERROR(buffer("rs.stage", p.sliceBytes * p.g, p.dStage, context));
-  TP_RETURN_IF_ERROR(buffer("rs.out", p.reduced.numBytes(), p.dOut, context));
+  TP_RETURN_IF_ERROR(resultBuffer(p.reduced, "rs.out", p.dOut, context));
   TP_RETURN_IF_ERROR(
       buffer("rs.pointers", sizeof(void *) * p.g, p.dPointers, context));
   std::vector<const void *> slots(p.g);
@@ -411,11 +422,11 @@ Status CudaRank::reduceStaged(const MatmulReduceScatterArgs &args,
 Status CudaRank::unreducedProduct(const MatmulReduceScatterArgs &args,
                                   const ReduceScatterPlan &p, Tensor &product) {
   const std::string &context = args.site;
-  product = Tensor(args.outType, p.productShape);
+  product = newResult(0, args.outType, p.productShape, /*zeroed=*/false);
   void *dP32, *dP;
   TP_RETURN_IF_ERROR(
       buffer("rs.p32", sizeof(float) * product.numElements(), dP32, context));
-  TP_RETURN_IF_ERROR(buffer("rs.p", product.numBytes(), dP, context));
+  TP_RETURN_IF_ERROR(resultBuffer(product, "rs.p", dP, context));
   for (int c = 0; c < p.g; ++c)
     TP_CUDA(copyPiece(p, p.partial(c), p.extL, 0, dP32,
                       p.nSplit ? p.n : p.split.extent, c * p.extL, 0, p.extL,

@@ -168,7 +168,7 @@ Status LoopbackBackend::allGather(const Group &group, const Tensor &input,
   int g = group.size();
   std::vector<int64_t> shape = input.shape();
   shape[dim] *= g;
-  result = Tensor(input.dtype(), shape);
+  result = newResult(0, input.dtype(), shape, /*zeroed=*/false);
   void *out;
   TP_RETURN_IF_ERROR(buffer("ag.out", result.numBytes(), out, context));
   std::shared_ptr<Exchange> ex;
@@ -199,7 +199,7 @@ Status LoopbackBackend::allToAll(const Group &group, const Tensor &input,
   TP_RETURN_IF_ERROR(
       allToAllShapes(input.shape(), split, concat, g, site, shapes));
   Split in = splitAt(input.shape(), split);
-  result = Tensor(input.dtype(), shapes.result);
+  result = newResult(0, input.dtype(), shapes.result, /*zeroed=*/false);
   int64_t blockExtent = shapes.block[split];
   Split block = splitAt(shapes.block, concat);
   size_t blockBytes = input.numBytes() / g, bytes = byteSize(input.dtype());
@@ -251,7 +251,7 @@ Status LoopbackBackend::reduce(const Group &group, const Tensor &input,
   int64_t extent = scatter ? s.extent / g : s.extent;
   if (scatter)
     shape[dim] = extent;
-  result = Tensor(input.dtype(), shape);
+  result = newResult(0, input.dtype(), shape, /*zeroed=*/false);
   size_t sliceBytes = result.numBytes();
   void *staging, *out, *pointers;
   TP_RETURN_IF_ERROR(buffer("rd.staging", sliceBytes * g, staging, context));

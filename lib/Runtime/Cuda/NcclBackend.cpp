@@ -386,7 +386,7 @@ Status NcclBackend::allGather(const Group &group, const Tensor &input,
   int g = group.size();
   std::vector<int64_t> shape = input.shape();
   shape[dim] *= g;
-  result = Tensor(input.dtype(), shape);
+  result = newResult(0, input.dtype(), shape, /*zeroed=*/false);
   size_t bytes = input.numBytes();
   void *in, *out, *stage;
   TP_RETURN_IF_ERROR(upload(input, "ag.in", in, comm, context));
@@ -424,7 +424,7 @@ Status NcclBackend::reduceScatter(const Group &group, const Tensor &input,
   std::vector<int64_t> shape = input.shape();
   int64_t extL = s.extent / g;
   shape[dim] = extL;
-  result = Tensor(input.dtype(), shape);
+  result = newResult(0, input.dtype(), shape, /*zeroed=*/false);
   size_t sliceBytes = result.numBytes();
   void *in, *out, *stage;
   TP_RETURN_IF_ERROR(upload(input, "rd.in", in, comm, context));
@@ -455,7 +455,7 @@ Status NcclBackend::allReduce(const Group &group, const Tensor &input,
   TP_RETURN_IF_ERROR(reducible(input.dtype(), context, type));
   ncclComm_t nc;
   TP_RETURN_IF_ERROR(communicator(group, context, nc));
-  result = Tensor(input.dtype(), input.shape());
+  result = newResult(0, input.dtype(), input.shape(), /*zeroed=*/false);
   void *in, *out;
   TP_RETURN_IF_ERROR(upload(input, "ar.in", in, comm, context));
   TP_RETURN_IF_ERROR(buffer("ar.out", result.numBytes(), out, context));
@@ -477,7 +477,7 @@ Status NcclBackend::allToAll(const Group &group, const Tensor &input,
   Split in = splitAt(input.shape(), split);
   ncclComm_t nc;
   TP_RETURN_IF_ERROR(communicator(group, context, nc));
-  result = Tensor(input.dtype(), shapes.result);
+  result = newResult(0, input.dtype(), shapes.result, /*zeroed=*/false);
   int64_t blockExtent = shapes.block[split];
   Split block = splitAt(shapes.block, concat);
   size_t blockBytes = input.numBytes() / g, bytes = byteSize(input.dtype());

@@ -40,6 +40,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/BufferViewFlowOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/RuntimeOpVerification.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
@@ -173,12 +174,14 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
   // tp ops: layers lowered, rank context threaded through.
   pm.addPass(createTPLowerLinear());
   pm.addPass(createTPToRuntime());
-  // Checks on the program as written, before folding merges its ops.
+  // Glue on tensors: element-wise ops as linalg (whose runtime checks
+  // compare operand shapes; arith and math ops on tensors have none), ...
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  // ... checks on the program as written, before folding merges its ops ...
   if (options.runtimeChecks)
     pm.addPass(createGenerateRuntimeVerificationPass());
-  // Glue on tensors: element-wise ops as linalg, producers fused into their
-  // consumers so intermediates need no buffers.
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  // ... and producers fused into their consumers so intermediates need no
+  // buffers.
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
 
@@ -203,6 +206,10 @@ void tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (options.runtimeChecks)
     pm.addPass(tp::createTPCheckIntegerDivision());
+  // Math on types the host has no instructions for runs in f32: LLVM would
+  // otherwise call compiler-rt's conversions (__truncsfbf2), which neither
+  // the JIT nor Debian's libgcc provides.
+  pm.addPass(math::createMathExtendToSupportedTypes());
   pm.addPass(tp::createTPApproximateMath());
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16",   "f16",       "f8E4M3FN",

@@ -194,18 +194,34 @@ bool run::compareResults(const std::vector<mlir::tp::RankValues> &actual,
           }
         continue;
       }
+      // Non-finite elements must match exactly (NaN for NaN, inf of the same
+      // sign); the others are measured against the largest finite one, so
+      // an inf in the reference does not scale every error away.
       double maxAbs = 0, maxRef = 0, maxRel = 0;
+      int64_t firstNonFiniteMismatch = -1;
       for (int64_t k = 0, n = a.numElements(); k < n; ++k) {
         double x = a.get(k), y = b.get(k);
+        if (!std::isfinite(x) || !std::isfinite(y)) {
+          bool same = (std::isnan(x) && std::isnan(y)) || x == y;
+          if (!same && firstNonFiniteMismatch < 0)
+            firstNonFiniteMismatch = k;
+          continue;
+        }
         double diff = std::fabs(x - y);
-        if (std::isnan(x) != std::isnan(y))
-          diff = INFINITY;
-        else if (std::isnan(x))
-          diff = 0;
         maxAbs = std::max(maxAbs, diff);
         maxRef = std::max(maxRef, std::fabs(y));
         if (y != 0)
           maxRel = std::max(maxRel, diff / std::fabs(y));
+      }
+      if (firstNonFiniteMismatch >= 0) {
+        int64_t k = firstNonFiniteMismatch;
+        llvm::outs() << "mismatch: rank " << r << " result " << j
+                     << ": element " << k << " is "
+                     << llvm::format("%g", a.get(k)) << ", expected "
+                     << llvm::format("%g", b.get(k)) << "\n";
+        worst = INFINITY;
+        ok = false;
+        continue;
       }
       double normalized = maxRef > 0 ? maxAbs / maxRef : maxAbs;
       double tol = tolerance >= 0 ? tolerance : defaultTolerance(a.dtype());

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -417,7 +418,77 @@ static bool leadsToMatmul(Operation *op) {
   return false;
 }
 
+/// Whether `value` is group_rank * `rows` on `gather`'s group.
+static bool isOwnRowOffset(AllGatherOp gather, Value value, int64_t rows) {
+  auto mul = value.getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return false;
+  for (auto [rank, count] : {std::pair(mul.getLhs(), mul.getRhs()),
+                             std::pair(mul.getRhs(), mul.getLhs())}) {
+    auto groupRank = rank.getDefiningOp<GroupRankOp>();
+    std::optional<int64_t> constant = getConstantIntValue(count);
+    if (groupRank && constant && *constant == rows &&
+        groupRank.getGridAttr() == gather.getGridAttr() &&
+        groupRank.getGridAxes() == gather.getGridAxes())
+      return true;
+  }
+  return false;
+}
+
+/// Whether `slice` takes this rank's own rows of `gather`'s result (rows
+/// [group_rank * r, + r) along the gathered dim, everything else whole):
+/// exactly the gather's input. A moved op leaves such slices when an operand
+/// it sliced is later moved onto the slice itself.
+static bool takesOwnRows(AllGatherOp gather, tensor::ExtractSliceOp slice) {
+  auto inputType = gather.getInput().getType();
+  if (slice.getSource() != gather.getResult() ||
+      slice.getType() != inputType || !inputType.hasStaticShape() ||
+      !llvm::all_of(slice.getMixedStrides(), isOneInteger))
+    return false;
+  int64_t dim = gather.getDim();
+  for (auto [d, offset] : llvm::enumerate(slice.getMixedOffsets())) {
+    if (static_cast<int64_t>(d) != dim) {
+      if (!isZeroInteger(offset))
+        return false;
+      continue;
+    }
+    auto value = dyn_cast<Value>(offset);
+    if (!value || !isOwnRowOffset(gather, value, inputType.getDimSize(dim)))
+      return false;
+  }
+  return true;
+}
+
 void GatherSinker::sink(AllGatherOp gather) {
+  // This rank's own rows of the gathered value are the gather's input.
+  for (Operation *user : llvm::make_early_inc_range(gather->getUsers())) {
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (!slice || !takesOwnRows(gather, slice))
+      continue;
+    SmallVector<Operation *> offsetOps;
+    for (Value offset : slice.getOffsets())
+      if (Operation *def = offset.getDefiningOp())
+        offsetOps.push_back(def);
+    rewriter.replaceOp(slice, gather.getInput());
+    erased.insert(slice);
+    // The offset's ops (live: read from the live slice; `erased` may hold
+    // their addresses from ops erased before them) die with it.
+    auto eraseUnused = [&](Operation *op) {
+      if (!op->use_empty())
+        return;
+      erased.insert(op);
+      rewriter.eraseOp(op);
+    };
+    for (Operation *def : offsetOps) {
+      SmallVector<Operation *> operands;
+      for (Value operand : def->getOperands())
+        if (Operation *next = operand.getDefiningOp())
+          operands.push_back(next);
+      eraseUnused(def);
+      for (Operation *next : operands)
+        eraseUnused(next);
+    }
+  }
   llvm::SetVector<Operation *> users;
   for (Operation *user : gather->getUsers())
     users.insert(user);

@@ -288,3 +288,45 @@ func.func @used_in_loop(%h: tensor<16x8xf32>, %w: tensor<8x32xf32>, %n: index) -
   }
   return %r : tensor<16x32xf32>
 }
+
+// -----
+
+// An RMSNorm's sum of squares moves onto the slice after the generic that
+// divides by it: the slice of the sum the generic first took (this rank's
+// rows of a gather of the moved sum) is the moved sum itself, so no gather
+// and no slice are left in between.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @norm_sum_moves_after_its_user
+// CHECK-SAME:    (%[[H:.*]]: tensor<16x8xf32>, %[[W1:.*]]: tensor<8x32xf32>, %[[W2:.*]]: tensor<32x8xf32>)
+func.func @norm_sum_moves_after_its_user(%h: tensor<16x8xf32>, %w1: tensor<8x32xf32>, %w2: tensor<32x8xf32>) -> tensor<16x8xf32> {
+  // CHECK:      %[[RS:.*]] = tp.reduce_scatter {{.*}} -> tensor<4x32xf32>
+  // CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[RS]], %[[RS]] : tensor<4x32xf32>
+  // CHECK-NOT:  tp.all_gather
+  // CHECK:      %[[SUM:.*]] = linalg.reduce ins(%[[SQ]] : tensor<4x32xf32>)
+  // CHECK-NOT:  tp.group_rank
+  // CHECK-NOT:  tensor.extract_slice
+  // CHECK:      %[[N:.*]] = linalg.generic {{.*}} ins(%[[RS]], %[[SUM]] : tensor<4x32xf32>, tensor<4xf32>)
+  // CHECK:      %[[AG:.*]] = tp.all_gather %[[N]] on @tp axes = [0] dim = 0 : tensor<4x32xf32> -> tensor<16x32xf32>
+  // CHECK-NEXT: %[[Y:.*]] = tp.matmul %[[AG]], %[[W2]]
+  // CHECK-NEXT: return %[[Y]]
+  %y = tp.matmul %h, %w1 : tensor<16x8xf32>, tensor<8x32xf32> -> tensor<16x32xf32>
+  // expected-remark @+1 {{sequence parallelism: all-reduce split into reduce-scatter + all-gather along dim 0}}
+  %r = tp.all_reduce %y on @tp axes = [0] reduce = sum : tensor<16x32xf32>
+  %sq = arith.mulf %r, %r : tensor<16x32xf32>
+  %e = tensor.empty() : tensor<16xf32>
+  %z = arith.constant 0.0 : f32
+  %fz = linalg.fill ins(%z : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %s = linalg.reduce ins(%sq : tensor<16x32xf32>) outs(%fz : tensor<16xf32>) dimensions = [1]
+    (%a: f32, %b: f32) { %c = arith.addf %a, %b : f32
+      linalg.yield %c : f32 }
+  %o = tensor.empty() : tensor<16x32xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%r, %s : tensor<16x32xf32>, tensor<16xf32>) outs(%o : tensor<16x32xf32>) {
+  ^bb0(%x: f32, %m: f32, %u: f32):
+    %d = arith.divf %x, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<16x32xf32>
+  %y2 = tp.matmul %n, %w2 : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
+  return %y2 : tensor<16x8xf32>
+}

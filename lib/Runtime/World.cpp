@@ -152,20 +152,48 @@ Status World::join(const Group &group, const std::string &signature,
     exchange->extra[group.index] = extra;
     exchange->signature[group.index] = signature;
   }
-  TP_RETURN_IF_ERROR(barrier(group, *exchange, signature));
+  // This rank's buffers are published: from here on it may only return once
+  // no peer reads them.
+  if (Status arrived = barrier(group, *exchange, signature); !arrived.isOk()) {
+    abandon(*exchange);
+    return arrived;
+  }
   for (int i = 0; i < group.size(); ++i)
-    if (exchange->signature[i] != signature)
+    if (exchange->signature[i] != signature) {
+      abandon(*exchange);
       return Status::error("ranks disagree on a collective: rank " +
                            std::to_string(group.worldRank()) + " runs " +
                            signature + " but rank " +
                            std::to_string(group.ranks[i]) + " runs " +
                            exchange->signature[i]);
+    }
+  std::lock_guard<std::mutex> lock(exchange->mutex);
+  if (exchange->abandoned)
+    return Status::error("stopped in " + signature + ": another rank failed");
+  ++exchange->active;
   return Status::ok();
+}
+
+void World::abandon(Exchange &exchange) {
+  std::unique_lock<std::mutex> lock(exchange.mutex);
+  exchange.abandoned = true;
+  // Readers notice the failure at their next wait, or end their copy.
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (exchange.active > 0 && std::chrono::steady_clock::now() < deadline)
+    exchange.changed.wait_for(lock, std::chrono::milliseconds(5));
 }
 
 Status World::leave(const Group &group,
                     const std::shared_ptr<Exchange> &exchange) {
+  {
+    // This rank reads no peer's buffers any more.
+    std::lock_guard<std::mutex> lock(exchange->mutex);
+    --exchange->active;
+    exchange->changed.notify_all();
+  }
   Status status = barrier(group, *exchange, exchange->signature[group.index]);
+  if (!status.isOk())
+    abandon(*exchange);
   std::lock_guard<std::mutex> lock(exchangesMutex);
   if (++exchange->left == group.size()) {
     for (auto it = exchanges.begin(); it != exchanges.end(); ++it)

@@ -73,6 +73,12 @@ struct Exchange {
   /// Per member: barriers it has reached; members that have left.
   std::vector<int> rounds;
   int left = 0;
+  /// Members between a successful join and their leave: they may be reading
+  /// peers' published buffers. A member that gives up (a failure elsewhere,
+  /// a timeout) marks the exchange abandoned, so no member starts reading,
+  /// and waits for these to finish before its buffers can be freed.
+  int active = 0;
+  bool abandoned = false;
   /// Per member: pipeline steps it has completed (chunks it holds, partials
   /// it has published). Read by peers while it runs.
   std::vector<std::unique_ptr<std::atomic<int64_t>>> progress;
@@ -119,6 +125,10 @@ public:
                  const std::string &what);
 
 private:
+  /// Marks `exchange` abandoned and waits (at most the timeout) until no
+  /// member is reading published buffers any more.
+  void abandon(Exchange &exchange);
+
   /// An error when another rank failed or `deadline` passed.
   Status giveUp(std::chrono::steady_clock::time_point deadline,
                 const std::string &what) const;

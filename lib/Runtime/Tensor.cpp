@@ -32,6 +32,12 @@ Tensor Tensor::wrap(DType dtype, std::vector<int64_t> shape, void *bytes) {
   return t;
 }
 
+namespace {
+thread_local bool checkedAllocation = false;
+} // namespace
+
+bool tp::rt::insideCheckedAllocation() { return checkedAllocation; }
+
 bool Tensor::tryAllocate(DType dtype, std::vector<int64_t> shape, Tensor &out,
                          std::string &error) {
   int64_t bytes = static_cast<int64_t>(byteSize(dtype));
@@ -40,7 +46,12 @@ bool Tensor::tryAllocate(DType dtype, std::vector<int64_t> shape, Tensor &out,
       error = "a tensor of this shape holds more bytes than int64 counts";
       return false;
     }
+  struct Checked {
+    Checked() { checkedAllocation = true; }
+    ~Checked() { checkedAllocation = false; }
+  };
   try {
+    Checked checked;
     out = Tensor(dtype, std::move(shape));
   } catch (const std::bad_alloc &) {
     error = "out of memory allocating " + std::to_string(bytes) + " bytes";

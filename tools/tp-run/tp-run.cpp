@@ -20,6 +20,7 @@
 #include "tp/Execution/Execution.h"
 #include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/Files.h"
+#include "tp/Runtime/MemRefs.h"
 #include "tp/Runtime/Trace.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -550,6 +551,7 @@ static int runTool(int argc, char **argv,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  ::tp::rt::abi::installOutOfMemoryHandler();
   std::unique_ptr<rt::ProcessGroup> group;
   int status = runTool(argc, argv, group);
   // A rank that fails before its results are sent must still end the whole

@@ -52,6 +52,11 @@ std::vector<int64_t> integersOf(const TPRtUnrankedMemRef *buffer);
 /// compiled code (ABI/Alloc.cpp).
 void setCurrentRank(int rank);
 
+/// Makes a failed operator new (a runtime tensor or buffer) print which rank
+/// ran out of memory and exit with status 1, instead of LLVM's crash report.
+/// For drivers (tp-run); call after llvm::InitLLVM, which installs its own.
+void installOutOfMemoryHandler();
+
 } // namespace tp::rt::abi
 
 #endif // TP_RUNTIME_MEMREFS_H

@@ -99,6 +99,11 @@ private:
   std::shared_ptr<Storage> storage;
 };
 
+/// Whether the calling thread is inside Tensor::tryAllocate, which reports a
+/// failed allocation itself: an out-of-memory handler then throws
+/// std::bad_alloc for it instead of ending the process.
+bool insideCheckedAllocation();
+
 } // namespace tp::rt
 
 #endif // TP_RUNTIME_TENSOR_H

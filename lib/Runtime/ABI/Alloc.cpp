@@ -11,9 +11,11 @@
 
 #include "tp/Runtime/ABI.h"
 #include "tp/Runtime/MemRefs.h"
+#include "tp/Runtime/Tensor.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 
 namespace {
 /// The rank the calling thread runs, for the report (-1: not known).
@@ -36,6 +38,28 @@ void tp::rt::abi::setCurrentRank(int rank) { currentRank = rank; }
                  size, gib);
   std::fflush(stderr);
   std::abort();
+}
+
+/// operator new failing inside the runtime (a tensor, a staging buffer):
+/// the same report as compiled code's allocations, without LLVM's "out of
+/// memory" crash and stack dump. It cannot know the size.
+static void runtimeOutOfMemory() {
+  if (tp::rt::insideCheckedAllocation())
+    throw std::bad_alloc();
+  if (currentRank >= 0)
+    std::fprintf(stderr,
+                 "tp-runtime: rank %d: the runtime could not allocate a "
+                 "buffer: out of memory\n",
+                 currentRank);
+  else
+    std::fprintf(stderr, "tp-runtime: the runtime could not allocate a "
+                         "buffer: out of memory\n");
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+void tp::rt::abi::installOutOfMemoryHandler() {
+  std::set_new_handler(runtimeOutOfMemory);
 }
 
 extern "C" __attribute__((weak)) void *

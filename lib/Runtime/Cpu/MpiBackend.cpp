@@ -43,9 +43,45 @@ constexpr int kSignatureTag = 0;
 constexpr int64_t kTagSpan = 32000;
 int dataTag(int64_t ordinal) { return 1 + static_cast<int>(ordinal % kTagSpan); }
 
-/// Bytes of a signature on the wire: longer ones are compared and reported
-/// truncated.
+/// Bytes of a signature on the wire: a 64-bit hash of the whole text, its
+/// length, then as much of the text as fits (for the report). Ranks compare
+/// the hash and length, so signatures that differ only past what fits (a
+/// long path in the site) still disagree.
 constexpr size_t kSignatureBytes = 512;
+constexpr size_t kSignatureHeader = 2 * sizeof(uint64_t);
+
+/// FNV-1a: stable across processes and builds, unlike std::hash.
+uint64_t signatureHash(const std::string &text) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+/// The wire form of `signature` (kSignatureBytes).
+std::vector<char> signatureRecord(const std::string &signature) {
+  std::vector<char> record(kSignatureBytes, '\0');
+  uint64_t header[2] = {signatureHash(signature), signature.size()};
+  std::memcpy(record.data(), header, sizeof(header));
+  std::memcpy(record.data() + kSignatureHeader, signature.data(),
+              std::min(signature.size(),
+                       kSignatureBytes - kSignatureHeader - 1));
+  return record;
+}
+
+/// The text of a record, marked when it was cut.
+std::string signatureText(const std::vector<char> &record) {
+  uint64_t header[2];
+  std::memcpy(header, record.data(), sizeof(header));
+  std::string text(record.data() + kSignatureHeader,
+                   strnlen(record.data() + kSignatureHeader,
+                           kSignatureBytes - kSignatureHeader - 1));
+  if (header[1] > text.size())
+    text += "... (" + std::to_string(header[1]) + " characters)";
+  return text;
+}
 
 /// `count` blocks of `block` bytes, `stride` bytes apart, from `base`.
 struct Region {
@@ -188,9 +224,7 @@ Status MpiBackend::agree(const Group &group, const std::string &signature) {
   const int g = group.size();
   if (g == 1)
     return Status::ok();
-  std::vector<char> mine(kSignatureBytes, '\0');
-  std::memcpy(mine.data(), signature.data(),
-              std::min(signature.size(), kSignatureBytes - 1));
+  std::vector<char> mine = signatureRecord(signature);
   std::vector<std::vector<char>> theirs(g, std::vector<char>(kSignatureBytes));
   std::vector<MPI_Request> requests;
   for (int i = 0; i < g; ++i) {
@@ -206,14 +240,13 @@ Status MpiBackend::agree(const Group &group, const std::string &signature) {
   TP_RETURN_IF_ERROR(waitAll(requests, signature));
   for (int i = 0; i < g; ++i) {
     if (i == group.index || std::memcmp(theirs[i].data(), mine.data(),
-                                        kSignatureBytes) == 0)
+                                        kSignatureHeader) == 0)
       continue;
-    theirs[i].back() = '\0';
     return Status::error("ranks disagree on a collective: rank " +
                          std::to_string(group.worldRank()) + " runs " +
-                         mine.data() + " but rank " +
+                         signature + " but rank " +
                          std::to_string(group.ranks[i]) + " runs " +
-                         theirs[i].data());
+                         signatureText(theirs[i]));
   }
   return Status::ok();
 }

@@ -48,6 +48,9 @@ static std::optional<int64_t> bytesOf(Type type, ArrayRef<int64_t> shape) {
   Type element = getElementTypeOrSelf(type);
   int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
   std::optional<int64_t> total = std::max<int64_t>(1, (bits + 7) / 8);
+  // Any zero dim makes it empty, wherever it is.
+  if (llvm::is_contained(shape, 0))
+    return 0;
   for (int64_t d : shape)
     if (total)
       total = checkedMul(*total, d);

@@ -54,8 +54,13 @@ Status tp::rt::planContract(const AllGatherContractArgs &args, int groupSize,
     return Status::error(site + ": dim " + std::to_string(args.dim) +
                          " is not a contraction dim of x " + x.typeString());
   plan.gatheredShape = x.shape();
-  plan.gatheredShape[args.dim] *= groupSize;
-  plan.x.k *= groupSize;
+  if (__builtin_mul_overflow(plan.gatheredShape[args.dim], int64_t(groupSize),
+                             &plan.gatheredShape[args.dim]) ||
+      __builtin_mul_overflow(plan.x.k, int64_t(groupSize), &plan.x.k))
+    return Status::error(site + ": the gathered dim " +
+                         std::to_string(args.dim) + " of " + x.typeString() +
+                         " times the group size " + std::to_string(groupSize) +
+                         " overflows int64");
   plan.shardExtent = x.dim(args.dim);
   plan.runOuter = plan.runInner = 1;
   for (int64_t i = kFirst; i < kFirst + kDims; ++i) {

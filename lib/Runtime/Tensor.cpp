@@ -3,6 +3,7 @@
 #include "tp/Runtime/Tensor.h"
 #include "tp/Runtime/Numerics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -41,8 +42,10 @@ bool tp::rt::insideCheckedAllocation() { return checkedAllocation; }
 bool Tensor::tryAllocate(DType dtype, std::vector<int64_t> shape, Tensor &out,
                          std::string &error) {
   int64_t bytes = static_cast<int64_t>(byteSize(dtype));
+  // A zero dim anywhere makes it empty, however large the others are.
+  bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
   for (int64_t d : shape)
-    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes)) {
+    if (d < 0 || (!empty && __builtin_mul_overflow(bytes, d, &bytes))) {
       error = "a tensor of this shape holds more bytes than int64 counts";
       return false;
     }
@@ -64,6 +67,9 @@ bool Tensor::tryAllocate(DType dtype, std::vector<int64_t> shape, Tensor &out,
 }
 
 int64_t Tensor::numElements() const {
+  // Empty first: the product of the other dims may not fit int64.
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end())
+    return 0;
   int64_t n = 1;
   for (int64_t d : dims)
     n *= d;

@@ -279,6 +279,10 @@ void _mlir_ciface_tp_rt_all_gather(TPRtContext *ctx, TPRtUnrankedMemRef *site,
   runCollective(ctx, site, grid, axes,
                 [&](Backend &backend, const Group &group, const Tensor &input,
                     const std::string &where, Tensor &result) {
+                  std::string why =
+                      abi::checkAllGather(input, dim, group.size());
+                  if (!why.empty())
+                    return Status::error(where + ": " + why);
                   return backend.allGather(group, input, dim, where, result);
                 });
 }

@@ -95,15 +95,28 @@ std::string abi::checkAllToAll(const Tensor &input, int64_t split,
   return "";
 }
 
+std::string abi::checkAllGather(const Tensor &input, int64_t dim,
+                                int groupSize) {
+  if (dim < 0 || dim >= input.rank())
+    return "dim " + std::to_string(dim) + " is out of range for " +
+           input.typeString();
+  int64_t gathered;
+  if (__builtin_mul_overflow(input.dim(dim), int64_t(groupSize), &gathered))
+    return "the gathered dim " + std::to_string(dim) + " of " +
+           input.typeString() + " times the group size " +
+           std::to_string(groupSize) + " overflows int64";
+  return "";
+}
+
 std::string abi::checkAllGatherMatmul(const AllGatherMatmulArgs &args,
                                       int groupSize) {
   const Tensor &a = *args.a.data;
   if (a.rank() < 2)
     return "A must have at least 2 dims, got " + a.typeString();
-  if (args.dim < 0 || args.dim >= a.rank())
-    return "dim " + std::to_string(args.dim) + " is out of range for " +
-           a.typeString();
-  std::string why = checkScales("A", args.a);
+  std::string why = checkAllGather(a, args.dim, groupSize);
+  if (!why.empty())
+    return why;
+  why = checkScales("A", args.a);
   if (!why.empty())
     return why;
   // A gather along the last dim gathers K.

@@ -34,6 +34,10 @@ std::string checkScaledMatmul(const Operand &a, const Operand &b);
 std::string checkAllToAll(const Tensor &input, int64_t split, int64_t concat,
                           int groupSize);
 
+/// An all-gather (alone or fused) of `input` along `dim` over a group of
+/// `groupSize`: the gathered extent fits int64.
+std::string checkAllGather(const Tensor &input, int64_t dim, int groupSize);
+
 /// The operands of an all-gather-matmul over a group of `groupSize`.
 std::string checkAllGatherMatmul(const AllGatherMatmulArgs &args,
                                  int groupSize);

@@ -40,6 +40,9 @@ LogicalResult tp::verifyTensorSizesFit(Operation *op) {
     int64_t bits =
         element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
     int64_t bytes = std::max<int64_t>(1, llvm::divideCeil(bits, 8));
+    // A static zero dim anywhere makes the tensor empty.
+    if (llvm::is_contained(shaped.getShape(), 0))
+      return success();
     std::optional<int64_t> total = bytes;
     for (int64_t d : shaped.getShape())
       if (total && !ShapedType::isDynamic(d))

@@ -17,6 +17,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cstdio>
+#include <dlfcn.h>
 #include <fstream>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -27,11 +28,16 @@ using namespace mlir::tp;
 SmallVector<func::FuncOp> exec::reachableFrom(func::FuncOp entry) {
   auto module = entry->getParentOfType<ModuleOp>();
   SmallVector<func::FuncOp> found = {entry};
+  // Calls, and references that call later (func.constant).
   for (size_t i = 0; i < found.size(); ++i)
-    found[i].walk([&](func::CallOp call) {
-      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-      if (callee && !llvm::is_contained(found, callee))
-        found.push_back(callee);
+    found[i].walk([&](Operation *op) {
+      for (NamedAttribute attr : op->getAttrs()) {
+        auto ref = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
+        auto callee =
+            ref ? module.lookupSymbol<func::FuncOp>(ref.getAttr()) : nullptr;
+        if (callee && !llvm::is_contained(found, callee))
+          found.push_back(callee);
+      }
     });
   return found;
 }
@@ -208,7 +214,31 @@ rt::Status mlir::tp::checkProgram(func::FuncOp entry, int ranks) {
       status = rt::Status::error(siteOf(op) + ": " + exec::typeText(type) +
                                  " holds more bytes than int64 counts");
   };
-  for (func::FuncOp func : exec::reachableFrom(entry)) {
+  SmallVector<func::FuncOp> reachable = exec::reachableFrom(entry);
+  for (func::FuncOp func : reachable) {
+    if (!func.isDeclaration())
+      continue;
+    // A declaration must name a function of this process (libc, libm, the
+    // runtime): the JIT links nothing else.
+    std::string symbol = func.getName().str();
+    if (func->hasAttr("llvm.emit_c_interface"))
+      symbol = "_mlir_ciface_" + symbol;
+    if (dlsym(RTLD_DEFAULT, symbol.c_str()))
+      continue;
+    Operation *user = nullptr;
+    for (func::FuncOp caller : reachable)
+      if (std::optional<SymbolTable::UseRange> uses =
+              SymbolTable::getSymbolUses(func, caller);
+          !user && uses && !uses->empty())
+        user = uses->begin()->getUser();
+    return rt::Status::error(
+        siteOf(user ? user : func.getOperation()) + ": @" +
+        func.getName().str() +
+        " is only declared, and no function '" + symbol +
+        "' is linked into tp-run (compiled programs can call functions "
+        "defined in the program, the C and math libraries, and the runtime)");
+  }
+  for (func::FuncOp func : reachable) {
     if (func.isDeclaration())
       continue;
     func.walk([&](Operation *op) {
@@ -220,6 +250,18 @@ rt::Status mlir::tp::checkProgram(func::FuncOp entry, int ranks) {
             (why ? " (" + *why + ")" : std::string()) +
             ", and compiled programs cannot run shard ops");
         return WalkResult::interrupt();
+      }
+      if (auto constant = dyn_cast<func::ConstantOp>(op)) {
+        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            op, constant.getValueAttr());
+        if (callee && !callee.isDeclaration()) {
+          status = rt::Status::error(
+              siteOf(op) + ": @" + callee.getName().str() +
+              " is called indirectly, which compiled programs do not "
+              "support (the rank's context is passed to every function of "
+              "the program); call it with func.call");
+          return WalkResult::interrupt();
+        }
       }
       if (auto cast = dyn_cast<UnrealizedConversionCastOp>(op);
           cast && !cancelsOut(cast)) {

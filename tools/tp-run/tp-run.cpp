@@ -340,9 +340,12 @@ static int runTool(int argc, char **argv,
   if (!checkOptions())
     return 1;
   auto backends = mlir::tp::availableBackends();
+  // An empty --compare-backend means --backend's.
   for (const std::string &name :
-       {backendName.getValue(), compareBackend.getValue()})
-    if (!name.empty() && !llvm::is_contained(backends, name))
+       {backendName.getValue(), compareBackend.empty()
+                                    ? backendName.getValue()
+                                    : compareBackend.getValue()})
+    if (!llvm::is_contained(backends, name))
       return fail("unknown backend '" + name +
                   "'; this build has: " + llvm::join(backends, ", "));
   if (!transport.getNumOccurrences() && rt::startedByMpi())
@@ -351,6 +354,12 @@ static int runTool(int argc, char **argv,
     return fail("unknown transport '" + transport +
                 "'; expected loopback, nccl or mpi");
   const bool processes = transport != "loopback";
+  // Every rank process reads the program itself, and mpirun (like this
+  // launcher) gives standard input to one process at most.
+  if (processes && inputFile == "-")
+    return fail("with one process per rank the program cannot come from "
+                "standard input (the other ranks cannot read it); pass a "
+                "file");
   if (transport == "nccl" && backendName != "cuda")
     return fail("--transport nccl runs the cuda backend; add --backend cuda");
   if (transport == "mpi" && backendName != "cpu")

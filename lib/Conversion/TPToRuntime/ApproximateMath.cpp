@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::tp {
@@ -20,7 +21,18 @@ struct TPApproximateMathPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Upstream's patterns expect scalars and vectors: math ops on tensors
+    // (glue not yet lowered to loops) are left alone.
+    SmallVector<Operation *> scalarMath;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::MathDialect>(op->getDialect()) &&
+          !llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>))
+        scalarMath.push_back(op);
+    });
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(scalarMath, std::move(patterns),
+                                       config)))
       signalPassFailure();
   }
 };

@@ -43,6 +43,7 @@ func::CallOp runtime::call(OpBuilder &b, Location loc, Operation *anchor,
     callee.setPrivate();
     callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                     b.getUnitAttr());
+    callee->setAttr(kRuntimeEntryAttrName, b.getUnitAttr());
   }
   return func::CallOp::create(b, loc, callee, operands);
 }

@@ -109,6 +109,15 @@ struct TPToRuntimePass : tp::impl::TPToRuntimeBase<TPToRuntimePass> {
     });
     if (shardLeft.wasInterrupted())
       return signalPassFailure();
+    // Runtime entry points are called by name.
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.getName().starts_with("tp_rt_") &&
+          !func->hasAttr(kRuntimeEntryAttrName)) {
+        func.emitError() << "the name @" << func.getName()
+                         << " is reserved for the tp runtime's entry points "
+                            "(tp_rt_*); rename the function";
+        return signalPassFailure();
+      }
     SmallVector<func::FuncOp> defined;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isDeclaration())
@@ -168,11 +177,13 @@ struct TPFinalizeRuntimeLoweringPass
         grid.erase();
     // C-interface wrappers copy the markers, after their result pointer;
     // LLVM has no meaning for them.
-    for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+      func->removeAttr(kRuntimeEntryAttrName);
       for (unsigned i = 0; i < func.getNumArguments(); ++i) {
         func.removeArgAttr(i, kRankContextAttrName);
         func.removeArgAttr(i, kReplicatedArgAttrName);
       }
+    }
   }
 };
 } // namespace

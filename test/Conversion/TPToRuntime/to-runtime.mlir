@@ -8,7 +8,7 @@ shard.grid @tp(shape = 4)
 
 // The runtime's entry is declared once, with the C-interface convention; the
 // site text, grid shape and axes are constants.
-// CHECK-DAG: func.func private @tp_rt_group_rank(!llvm.ptr, memref<*xi8>, memref<*xi64>, memref<*xi64>) -> i64 attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @tp_rt_group_rank(!llvm.ptr, memref<*xi8>, memref<*xi64>, memref<*xi64>) -> i64 attributes {llvm.emit_c_interface, tp.runtime_entry}
 // CHECK-DAG: memref.global "private" constant @[[$GRID:__tp_ints[_0-9]*]] : memref<1xi64> = dense<4>
 // CHECK-DAG: memref.global "private" constant @[[$AXES:__tp_ints[_0-9]*]] : memref<1xi64> = dense<0>
 // CHECK-DAG: memref.global "private" constant @[[$SITE:__tp_site[_0-9]*]] : memref<{{[0-9]+}}xi8>

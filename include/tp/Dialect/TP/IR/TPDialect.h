@@ -17,6 +17,9 @@ inline constexpr llvm::StringLiteral kReplicatedArgAttrName = "tp.replicated";
 /// The unit attribute marking a lowered function's rank context (an
 /// !llvm.ptr, always argument 0 after tp-to-runtime).
 inline constexpr llvm::StringLiteral kRankContextAttrName = "tp.rank_context";
+/// Marks the declarations of the runtime's entry points tp-to-runtime makes:
+/// any other function named tp_rt_* would be called in their place.
+inline constexpr llvm::StringLiteral kRuntimeEntryAttrName = "tp.runtime_entry";
 } // namespace mlir::tp
 
 #endif // TP_DIALECT_TP_IR_TPDIALECT_H

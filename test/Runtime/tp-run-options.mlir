@@ -12,6 +12,8 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t/trace.json
 // RUN: not tp-run %s --ranks 2 --input-dir %t/missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not tp-run %s --ranks 2 --backend gpu 2>&1 | FileCheck %s --check-prefix=BACKEND
+// RUN: not tp-run %s --ranks 2 --backend '' 2>&1 | FileCheck %s --check-prefix=NOBACKEND
+// RUN: not tp-run - --ranks 2 --transport nccl < %s 2>&1 | FileCheck %s --check-prefix=STDIN
 // RUN: not tp-run %s --ranks 2 --transport shm 2>&1 | FileCheck %s --check-prefix=TRANSPORT
 // RUN: not tp-run %s --ranks 2 --transport nccl 2>&1 | FileCheck %s --check-prefix=NCCLCPU
 // RUN: not tp-run %s --ranks 2 --pipeline no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPELINE
@@ -51,6 +53,8 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xf32> 
 // JSON-DAG: "name":"gemm r0 piece 0"
 // MISSING: tp-run: argument 0 of rank 0: '{{.*}}missing/rank0/arg0.npy': cannot open
 // BACKEND: tp-run: unknown backend 'gpu'; this build has: cpu{{(, cuda)?}}
+// NOBACKEND: tp-run: unknown backend ''; this build has: cpu
+// STDIN: tp-run: with one process per rank the program cannot come from standard input (the other ranks cannot read it); pass a file
 // TRANSPORT: tp-run: unknown transport 'shm'; expected loopback, nccl or mpi
 // NCCLCPU: tp-run: --transport nccl runs the cuda backend; add --backend cuda
 // PIPELINE: tp-run: bad pipeline 'no-such-pass'

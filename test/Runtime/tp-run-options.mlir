@@ -18,6 +18,9 @@
 // RUN: not tp-run %s --ranks 2 --transport nccl 2>&1 | FileCheck %s --check-prefix=NCCLCPU
 // RUN: not tp-run %s --ranks 2 --pipeline no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not tp-run %s --ranks 2 --compare-pipeline no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// The compared program is made before anything runs: no results first.
+// RUN: not tp-run %s --ranks 2 --compare-pipeline tp-lower-to-llvm 2>&1 | FileCheck %s --check-prefix=SIGNATURE
+// RUN: not tp-run %s --ranks 2 --trace %S 2>&1 | FileCheck %s --check-prefix=TRACE-FOLDER
 // RUN: not tp-run %s --ranks 0 2>&1 | FileCheck %s --check-prefix=RANKS
 // RUN: not tp-run %s --ranks 2 --timeout-ms 0 2>&1 | FileCheck %s --check-prefix=TIMEOUT
 // RUN: not tp-run %s --ranks 2 --compare-pipeline '' --compare-backend gpu 2>&1 | FileCheck %s --check-prefix=BACKEND
@@ -57,6 +60,10 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<8x16xf32> 
 // STDIN: tp-run: with one process per rank the program cannot come from standard input (the other ranks cannot read it); pass a file
 // TRANSPORT: tp-run: unknown transport 'shm'; expected loopback, nccl or mpi
 // NCCLCPU: tp-run: --transport nccl runs the cuda backend; add --backend cuda
+// SIGNATURE-NOT: result
+// SIGNATURE: tp-run: the compared program has no function @layer of the same type
+// TRACE-FOLDER: tp-run: cannot write the trace {{.*}}: it is a folder
+// PIPELINE-NOT: result
 // PIPELINE: tp-run: bad pipeline 'no-such-pass'
 // RANKS: tp-run: --ranks must be at least 1
 // TIMEOUT: tp-run: --timeout-ms must be between 1 and 1000000000 (11.6 days), got 0

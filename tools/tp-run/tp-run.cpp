@@ -236,6 +236,9 @@ static bool checkOptions() {
     if (!folder.empty() && !llvm::sys::fs::is_directory(folder))
       return refuse("cannot write the trace " + traceFile + ": " + folder +
                     " is not a folder");
+    if (llvm::sys::fs::is_directory(traceFile))
+      return refuse("cannot write the trace " + traceFile +
+                    ": it is a folder");
   }
   rt::Status folders = ::tp::run::checkFoldersDisjoint(inputDir, dumpDir);
   if (!folders)
@@ -271,15 +274,11 @@ static std::string rankTracePath(int rank) {
   return path.str().str();
 }
 
-/// Runs the reference program of --compare-pipeline and compares. With an
-/// MPI `mpiGroup` every rank runs it as a process and only the reporting
-/// rank compares.
-static int
-compareWithReference(ModuleOp original, func::FuncOp entry,
-                     mlir::tp::ExecutionOptions options,
-                     const std::vector<mlir::tp::RankValues> &perRank,
-                     rt::ProcessGroup *mpiGroup) {
-  OwningOpRef<ModuleOp> reference = original.clone();
+/// The program of --compare-pipeline, made before anything runs so a bad
+/// pipeline, or one that changes the entry's signature, is reported first.
+static int prepareReference(ModuleOp original, func::FuncOp entry,
+                            OwningOpRef<ModuleOp> &reference) {
+  reference = original.clone();
   if (failed(runPipeline(*reference, comparePipeline)))
     return 1;
   func::FuncOp referenceEntry =
@@ -288,6 +287,19 @@ compareWithReference(ModuleOp original, func::FuncOp entry,
       referenceEntry.getFunctionType() != entry.getFunctionType())
     return fail("the compared program has no function @" + entry.getName() +
                 " of the same type");
+  return 0;
+}
+
+/// Runs the reference program of --compare-pipeline and compares. With an
+/// MPI `mpiGroup` every rank runs it as a process and only the reporting
+/// rank compares.
+static int
+compareWithReference(ModuleOp reference, func::FuncOp entry,
+                     mlir::tp::ExecutionOptions options,
+                     const std::vector<mlir::tp::RankValues> &perRank,
+                     rt::ProcessGroup *mpiGroup) {
+  func::FuncOp referenceEntry =
+      reference.lookupSymbol<func::FuncOp>(entry.getName());
   std::vector<mlir::tp::RankValues> referenceRuns(numRanks);
   for (int r = 0; r < numRanks; ++r)
     referenceRuns[r].args = perRank[r].args;
@@ -415,6 +427,10 @@ static int runTool(int argc, char **argv,
   rt::Status checked = mlir::tp::checkProgram(entry, numRanks);
   if (!checked)
     return fail(checked.message());
+  OwningOpRef<ModuleOp> reference;
+  if (comparePipeline.getValue() != "\x01")
+    if (int failedReference = prepareReference(*original, entry, reference))
+      return failedReference;
 
   std::map<unsigned, std::vector<int64_t>> givenShapes;
   if (!parseArgShapes(givenShapes))
@@ -480,11 +496,6 @@ static int runTool(int argc, char **argv,
             mlir::tp::CompiledProgram::compile(entry, options, compiled);
         !built)
       return fail(built.message());
-    if (comparePipeline.getValue() != "\x01") {
-      OwningOpRef<ModuleOp> reference = original->clone();
-      if (failed(runPipeline(*reference, comparePipeline)))
-        return 1;
-    }
     std::chrono::milliseconds runLimit = rt::World::clampTimeout(options.timeout);
     int runs = comparePipeline.getValue() == "\x01" ? 1 : 2;
     auto jobLimit = std::chrono::duration_cast<std::chrono::seconds>(
@@ -525,7 +536,7 @@ static int runTool(int argc, char **argv,
     // Under MPI every rank runs the compared program too.
     if (status && !reports)
       return comparePipeline.getValue() != "\x01" && transport == "mpi"
-                 ? compareWithReference(*original, entry, options, perRank,
+                 ? compareWithReference(*reference, entry, options, perRank,
                                         group.get())
                  : 0;
   } else {
@@ -554,7 +565,7 @@ static int runTool(int argc, char **argv,
 
   if (comparePipeline.getValue() == "\x01")
     return 0;
-  return compareWithReference(*original, entry, options, perRank,
+  return compareWithReference(*reference, entry, options, perRank,
                               transport == "mpi" ? group.get() : nullptr);
 }
 

@@ -176,6 +176,8 @@ struct SpmdRun {
       status = program->run(*rankBackend, world, rank, perRank[rank]);
     if (!status.isOk())
       world.fail(rank, status.message());
+    // Peers still waiting for this rank in a collective stop now.
+    world.markFinished(rank);
     std::lock_guard<std::mutex> lock(mutex);
     running[rank] = false;
     ++finished;

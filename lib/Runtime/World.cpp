@@ -54,8 +54,16 @@ Status tp::rt::startThread(std::function<void()> body, std::thread &thread) {
 
 World::World(int numRanks, std::chrono::milliseconds timeout,
              TraceRecorder *trace)
-    : size(numRanks), timeout(clampTimeout(timeout)), recorder(trace),
-      sequence(numRanks) {}
+    : size(numRanks), finished(new std::atomic<bool>[numRanks]),
+      timeout(clampTimeout(timeout)), recorder(trace), sequence(numRanks) {
+  for (int r = 0; r < numRanks; ++r)
+    finished[r].store(false);
+}
+
+void World::markFinished(int rank) {
+  if (rank >= 0 && rank < size)
+    finished[rank].store(true);
+}
 
 std::chrono::milliseconds
 World::clampTimeout(std::chrono::milliseconds timeout) {
@@ -126,13 +134,26 @@ Status World::barrier(const Group &group, Exchange &exchange,
   std::unique_lock<std::mutex> lock(exchange.mutex);
   int round = ++exchange.rounds[group.index];
   exchange.changed.notify_all();
-  return waitFor(
+  // A member that has not arrived and whose program has returned never will.
+  int gone = -1;
+  Status status = waitFor(
       lock, exchange.changed,
       [&] {
-        return *std::min_element(exchange.rounds.begin(),
-                                 exchange.rounds.end()) >= round;
+        bool all = true;
+        for (int i = 0; i < group.size(); ++i)
+          if (exchange.rounds[i] < round) {
+            all = false;
+            if (finished[group.ranks[i]].load())
+              gone = group.ranks[i];
+          }
+        return all || gone >= 0;
       },
       what);
+  if (status.isOk() && gone >= 0)
+    return Status::error("stopped in " + what + ": rank " +
+                         std::to_string(gone) +
+                         " finished its program without entering it");
+  return status;
 }
 
 Status World::join(const Group &group, const std::string &signature,

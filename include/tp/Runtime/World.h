@@ -102,6 +102,10 @@ public:
   int firstFailedRank() const;
   std::string firstFailure() const;
 
+  /// Marks `rank` as done with its program: a collective still waiting for
+  /// it can never complete, and fails at once instead of at the timeout.
+  void markFinished(int rank);
+
   /// Waits until `ready()` holds. Returns an error naming `what` when another
   /// rank failed or the timeout passed. `ready` is polled with `lock` held.
   Status waitFor(std::unique_lock<std::mutex> &lock,
@@ -134,6 +138,8 @@ private:
                 const std::string &what) const;
 
   int size;
+  /// Per rank: whether its program has returned (markFinished).
+  std::unique_ptr<std::atomic<bool>[]> finished;
   std::chrono::milliseconds timeout;
   TraceRecorder *recorder;
   std::atomic<bool> hasFailed{false};

@@ -132,6 +132,21 @@ func.func @main(%h: {h}, %w: {w}, %b: {b}) -> {r} {{
 }}"""
 
 
+def rs_matrix_expand(g, dt):
+    """Glue on the 2-D activation: only the product is split into
+    [batch, seq, hidden] before the reduce-scatter along seq."""
+    h, w = t([B * S * g, F], dt), t([F, N], dt)
+    m, p, r = t([B * S * g, N], dt), t([B, S * g, N], dt), t([B, S, N], dt)
+    return f"""
+func.func @main(%h: {h}, %w: {w}) -> {r} {{
+  %a = math.tanh %h : {h}
+  %m = tp.matmul %a, %w : {h}, {w} -> {m}
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [{B}, {S * g}, {N}] : {m} into {p}
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : {p} -> {r}
+  return %r : {r}
+}}"""
+
+
 def rs_addend(g, dt):
     h, w, p, y = t([R * g, F], dt), t([F, N], dt), t([R * g, N], dt), t([R, N], dt)
     return f"""
@@ -331,7 +346,7 @@ PATTERNS = {
     "ag_matmul": ag_matmul, "ag_matmul_bias_t": ag_matmul_bias_t, "ag_kdim": ag_kdim,
     "ag_reshape_seq": ag_reshape_seq, "ag_bmm": ag_bmm, "ag_multi_partial": ag_multi_partial,
     "rs_matmul": rs_matmul, "rs_lastdim_avg": rs_lastdim_avg, "rs_reshape_bias": rs_reshape_bias,
-    "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
+    "rs_matrix_expand": rs_matrix_expand, "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
     "linear_mlp": linear_mlp,
     "agc_wgrad": agc_wgrad, "agc_transposed_a": agc_transposed_a,
     "agc_ksplit_b": agc_ksplit_b, "agc_seq3d": agc_seq3d, "agc_seqfirst": agc_seqfirst,

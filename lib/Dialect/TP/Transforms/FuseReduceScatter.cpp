@@ -30,6 +30,9 @@ struct Producer {
   Value aScale, aGlobal, bScale, bGlobal;
   /// The reshapes of A (and of A's scale) to 2-D, erased once unused.
   tensor::CollapseShapeOp collapse, scaleCollapse;
+  /// The reshape of a 2-D product to the leading dims, when A is 2-D itself
+  /// (no collapse): the fused op takes A reshaped the same way.
+  tensor::ExpandShapeOp expandA;
   /// matmul [, expand] [, addf], in program order; the last one's result is
   /// the reduce-scatter's input.
   SmallVector<Operation *> chain;
@@ -139,9 +142,14 @@ static FailureOr<Producer> matchProducer(ReduceScatterOp rs, std::string &why) {
         matmul && matmul->getNumOperands() > 0
             ? matmul->getOperand(0).getDefiningOp<tensor::CollapseShapeOp>()
             : tensor::CollapseShapeOp();
-    if (!isLeadingDimsExpand(expand) || !collapse ||
-        !isLeadingDimsCollapse(collapse) ||
-        !restoresLeadingDims(expand, collapse)) {
+    // F.linear's collapse-matmul-expand, or a 2-D matmul whose product is
+    // split back into leading dims (glue ran on the 2-D activation): then A
+    // is split the same way.
+    bool linear = collapse && isLeadingDimsCollapse(collapse) &&
+                  restoresLeadingDims(expand, collapse);
+    bool matrix = !collapse && isa_and_nonnull<MatmulOp>(matmul) &&
+                  cast<MatmulOp>(matmul).getLhs().getType().getRank() == 2;
+    if (!isLeadingDimsExpand(expand) || !(linear || matrix)) {
       why = describeInterloper(expand, "reduce-scatter");
       return failure();
     }
@@ -150,8 +158,12 @@ static FailureOr<Producer> matchProducer(ReduceScatterOp rs, std::string &why) {
       return failure();
     }
     reversedChain.push_back(expand);
-    p.collapse = collapse;
-    p.a = collapse.getSrc();
+    if (linear) {
+      p.collapse = collapse;
+      p.a = collapse.getSrc();
+    } else {
+      p.expandA = expand;
+    }
     def = matmul;
   }
   if (failed(matchMatmul(def, p, why)))
@@ -231,6 +243,20 @@ FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
   UnitAttr unreducedAttr =
       returnUnreduced ? rewriter.getUnitAttr() : UnitAttr();
   rewriter.setInsertionPoint(point);
+  if (p.expandA) {
+    // A [M, K] split like the product: [d0, ..., K].
+    auto aType = cast<RankedTensorType>(p.a.getType());
+    SmallVector<int64_t> shape(p.expandA.getResultType().getShape());
+    shape.back() = aType.getDimSize(1);
+    SmallVector<OpFoldResult> sizes = p.expandA.getMixedOutputShape();
+    sizes.back() = aType.isDynamicDim(1)
+                       ? OpFoldResult(tensor::DimOp::create(
+                             rewriter, p.expandA.getLoc(), p.a, 1))
+                       : OpFoldResult(rewriter.getIndexAttr(shape.back()));
+    p.a = tensor::ExpandShapeOp::create(
+        rewriter, p.expandA.getLoc(), aType.clone(shape), p.a,
+        p.expandA.getReassociationIndices(), sizes);
+  }
   Operation *fused;
   if (p.scaled) {
     fused = ScaledMatmulReduceScatterOp::create(

@@ -52,6 +52,48 @@ func.func @reshaped_with_bias(%h: tensor<2x16x32xf32>, %w: tensor<64x32xf32>, %b
 
 // -----
 
+// Glue ran on the 2-D activation, so the matmul's A is 2-D and only its
+// product is split back into [batch, seq, hidden]: the fused op takes A split
+// the same way (static and dynamic sizes).
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @two_d_activation
+// CHECK-SAME:    (%[[H:.*]]: tensor<32x64xf32>, %[[W:.*]]: tensor<32x64xf32>)
+func.func @two_d_activation(%h: tensor<32x64xf32>, %w: tensor<32x64xf32>) -> tensor<2x4x32xf32> {
+  // CHECK-NEXT: %[[A:.*]] = tensor.expand_shape %[[H]] {{\[\[}}0, 1], [2]] output_shape [2, 16, 64] : tensor<32x64xf32> into tensor<2x16x64xf32>
+  // CHECK-NEXT: %[[Y:.*]] = tp.matmul_reduce_scatter %[[A]], %[[W]] on @tp axes = [0] dim = 1 reduce = sum transpose_b : (tensor<2x16x64xf32>, tensor<32x64xf32>) -> tensor<2x4x32xf32>
+  // CHECK-NEXT: return %[[Y]]
+  %m = tp.matmul %h, %w transpose_b : tensor<32x64xf32>, tensor<32x64xf32> -> tensor<32x32xf32>
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 16, 32] : tensor<32x32xf32> into tensor<2x16x32xf32>
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : tensor<2x16x32xf32> -> tensor<2x4x32xf32>
+  return %r : tensor<2x4x32xf32>
+}
+
+// CHECK-LABEL: func.func @two_d_activation_dynamic
+// CHECK-SAME:    (%[[H:.*]]: tensor<?x64xf32>, %[[W:.*]]: tensor<64x32xf32>, %[[S:.*]]: index)
+func.func @two_d_activation_dynamic(%h: tensor<?x64xf32>, %w: tensor<64x32xf32>, %s: index) -> tensor<2x?x32xf32> {
+  // CHECK-NEXT: %[[A:.*]] = tensor.expand_shape %[[H]] {{\[\[}}0, 1], [2]] output_shape [8, %[[S]], 64] : tensor<?x64xf32> into tensor<8x?x64xf32>
+  // CHECK-NEXT: %[[Y:.*]] = tp.matmul_reduce_scatter %[[A]], %[[W]] on @tp axes = [0] dim = 0 reduce = sum : (tensor<8x?x64xf32>, tensor<64x32xf32>) -> tensor<2x?x32xf32>
+  %m = tp.matmul %h, %w : tensor<?x64xf32>, tensor<64x32xf32> -> tensor<?x32xf32>
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [8, %s, 32] : tensor<?x32xf32> into tensor<8x?x32xf32>
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 0 reduce = sum : tensor<8x?x32xf32> -> tensor<2x?x32xf32>
+  return %r : tensor<2x?x32xf32>
+}
+
+// Negative: the expand splits the last dim, not the rows.
+// CHECK-LABEL: func.func @two_d_split_columns
+func.func @two_d_split_columns(%h: tensor<32x64xf32>, %w: tensor<64x32xf32>) -> tensor<32x4x2xf32> {
+  // CHECK: tp.reduce_scatter
+  %m = tp.matmul %h, %w : tensor<32x64xf32>, tensor<64x32xf32> -> tensor<32x32xf32>
+  %p = tensor.expand_shape %m [[0], [1, 2]] output_shape [32, 16, 2] : tensor<32x32xf32> into tensor<32x16x2xf32>
+  // expected-remark @+1 {{reduce-scatter not fused: a reshape ('tensor.expand_shape') that does not just merge the leading dims sits between}}
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : tensor<32x16x2xf32> -> tensor<32x4x2xf32>
+  return %r : tensor<32x4x2xf32>
+}
+
+// -----
+
 // An addend (a GEMM's C operand) added on every rank before the reduction.
 
 shard.grid @tp(shape = 4)

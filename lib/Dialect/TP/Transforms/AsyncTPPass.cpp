@@ -313,6 +313,21 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
                "pipeline's 'sequence-parallel' option) splits this one into "
                "both";
     });
+    // An all-to-all (sequence <-> heads) beside a matmul runs as written:
+    // say so rather than stay silent.
+    if (emitRemarks)
+      getOperation()->walk([&](AllToAllOp op) {
+        bool besideMatmul =
+            isMatmulProduct(op.getInput()) ||
+            llvm::any_of(op->getUsers(), [](Operation *user) {
+              return isMatmul(user);
+            });
+        if (besideMatmul)
+          emitRemark(op.getLoc())
+              << "all-to-all not fused: async TP overlaps all-gathers and "
+                 "reduce-scatters with matmuls; an all-to-all runs as "
+                 "written";
+      });
     for (Operation *op : collectives) {
       if (erased.erased.contains(op))
         continue;

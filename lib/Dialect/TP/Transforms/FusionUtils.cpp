@@ -53,11 +53,56 @@ bool tp::isInterloper(Operation *op) {
                                   tensor::ExpandShapeOp, tensor::ReshapeOp>(op);
 }
 
+/// Whether a matmul follows `op` (`downward`: reads its results) or precedes
+/// it (feeds its operands) through ops that may sit between a collective and
+/// its matmul, in `op`'s block.
+static bool reachesMatmul(Operation *op, bool downward) {
+  SmallVector<Operation *> worklist = {op};
+  llvm::SmallPtrSet<Operation *, 16> visited = {op};
+  while (!worklist.empty()) {
+    Operation *current = worklist.pop_back_val();
+    SmallVector<Operation *> next;
+    if (downward) {
+      for (Operation *user : current->getUsers())
+        next.push_back(user);
+    } else {
+      for (Value operand : current->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          next.push_back(def);
+    }
+    for (Operation *candidate : next) {
+      if (candidate->getBlock() != op->getBlock() ||
+          !visited.insert(candidate).second)
+        continue;
+      if (tp::isMatmul(candidate))
+        return true;
+      if (tp::isInterloper(candidate))
+        worklist.push_back(candidate);
+    }
+  }
+  return false;
+}
+
 std::string tp::describeInterloper(Operation *op, StringRef collective) {
   std::string name = quoteName(op);
-  std::string where = collective == "all-gather"
-                          ? "between the all-gather and the matmul"
-                          : "between the matmul and the reduce-scatter";
+  bool gather = collective == "all-gather";
+  // A contraction tp-import left as linalg (mixed element types, say).
+  if (isMatmul(op) && !isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp>(op))
+    return (gather ? "the gathered value feeds " : "its input is produced by ") +
+           name +
+           ", a contraction tp-import did not raise to a tp matmul "
+           "(tp-import{emit-remarks} says why)";
+  std::string kind = isElementwise(op)                 ? "an elementwise op"
+                     : isa<linalg::TransposeOp>(op)    ? "a transpose"
+                     : isInterloper(op)                ? "a reshape"
+                                                       : "";
+  if (!kind.empty() && !reachesMatmul(op, /*downward=*/gather))
+    return gather ? "the gathered value feeds " + kind + " (" + name +
+                        ") and no matmul follows"
+                  : "its input comes from " + kind + " (" + name +
+                        ") with no matmul before it";
+  std::string where = gather ? "between the all-gather and the matmul"
+                             : "between the matmul and the reduce-scatter";
   if (isElementwise(op))
     return "an elementwise op (" + name + ") sits " + where;
   if (isa<linalg::TransposeOp>(op))

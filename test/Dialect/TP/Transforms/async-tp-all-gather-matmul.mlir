@@ -182,3 +182,32 @@ func.func @unused(%x: tensor<8x64xf32>) {
   %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf32> -> tensor<32x64xf32>
   return
 }
+
+// -----
+
+// Negative: glue follows the all-gather but no matmul does; and a matmul
+// left as linalg by tp-import (it mixes element types).
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @no_matmul_follows
+func.func @no_matmul_follows(%x: tensor<4x8xf32>) -> tensor<8x8xf32> {
+  // CHECK: tp.all_gather
+  // expected-remark @+1 {{all-gather not fused: the gathered value feeds an elementwise op ('math.tanh') and no matmul follows}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<4x8xf32> -> tensor<8x8xf32>
+  %t = math.tanh %g : tensor<8x8xf32>
+  return %t : tensor<8x8xf32>
+}
+
+// CHECK-LABEL: func.func @mixed_precision_linalg
+func.func @mixed_precision_linalg(%x: tensor<4x8xbf16>, %w: tensor<8x16xbf16>) -> tensor<8x16xf32> {
+  // CHECK: tp.all_gather
+  // CHECK: linalg.matmul
+  // expected-remark @+1 {{all-gather not fused: the gathered value feeds 'linalg.matmul', a contraction tp-import did not raise to a tp matmul (tp-import{emit-remarks} says why)}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<4x8xbf16> -> tensor<8x8xbf16>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.matmul ins(%g, %w : tensor<8x8xbf16>, tensor<8x16xbf16>) outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %m : tensor<8x16xf32>
+}

@@ -261,7 +261,7 @@ func.func @immovable_other(%x: tensor<8x16xf32>, %m: memref<16x4xf32>) -> (tenso
   // CHECK: tp.all_gather
   // CHECK: bufferization.to_tensor
   // CHECK: tp.matmul
-  // expected-remark @+2 {{all-gather not fused: an elementwise op ('arith.negf') sits between the all-gather and the matmul}}
+  // expected-remark @+2 {{all-gather not fused: the gathered value feeds an elementwise op ('arith.negf') and no matmul follows}}
   // expected-remark @+1 {{all-gather not fused: the other operand is computed after the all-gather by 'bufferization.to_tensor', which cannot move above the fused op (it may have side effects)}}
   %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x16xf32> -> tensor<16x16xf32>
   %n = arith.negf %g : tensor<16x16xf32>

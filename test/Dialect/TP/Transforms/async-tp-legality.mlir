@@ -127,3 +127,21 @@ func.func @row_parallel_all_reduce(%h: tensor<16x8xf32>, %w: tensor<8x32xf32>, %
   %m = tp.all_reduce %amax on @tp axes = [0] reduce = max : tensor<f32>
   return %y, %m : tensor<16x32xf32>, tensor<f32>
 }
+
+// -----
+
+// An all-to-all (Ulysses: sequence <-> heads) beside a matmul runs as
+// written, with a remark; one with no matmul beside it gets none.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @all_to_all_beside_matmul
+func.func @all_to_all_beside_matmul(%x: tensor<8x64xf32>, %w: tensor<16x16xf32>) -> (tensor<32x16xf32>, tensor<32x16xf32>) {
+  // CHECK: tp.all_to_all
+  // CHECK: tp.matmul
+  // expected-remark @+1 {{all-to-all not fused: async TP overlaps all-gathers and reduce-scatters with matmuls; an all-to-all runs as written}}
+  %a = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : tensor<8x64xf32> -> tensor<32x16xf32>
+  %y = tp.matmul %a, %w : tensor<32x16xf32>, tensor<16x16xf32> -> tensor<32x16xf32>
+  %b = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : tensor<8x64xf32> -> tensor<32x16xf32>
+  return %y, %b : tensor<32x16xf32>, tensor<32x16xf32>
+}

@@ -365,3 +365,18 @@ func.func @bias_not_movable(%h: tensor<32x16xf32>, %w: tensor<16x64xf32>, %b0: t
   %y = tp.bias_add %r, %b : tensor<8x64xf32>, tensor<64xf32>
   return %y : tensor<8x64xf32>
 }
+
+// -----
+
+// Negative: glue before the reduce-scatter, but no matmul before the glue.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @no_matmul_before
+func.func @no_matmul_before(%x: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  // CHECK: tp.reduce_scatter
+  %t = math.tanh %x : tensor<8x8xf32>
+  // expected-remark @+1 {{reduce-scatter not fused: its input comes from an elementwise op ('math.tanh') with no matmul before it}}
+  %r = tp.reduce_scatter %t on @tp axes = [0] dim = 0 reduce = sum : tensor<8x8xf32> -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProcessRun.h"
+#include "Source.h"
 #include "Values.h"
 #include "tp/Execution/Execution.h"
 #include "tp/Pipelines/Pipelines.h"
@@ -398,10 +399,14 @@ static int runTool(int argc, char **argv,
   mlir::tp::registerTPDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  std::unique_ptr<llvm::MemoryBuffer> text;
+  if (rt::Status read = ::tp::run::readProgram(inputFile, text); !read)
+    return fail(read.message());
   llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(text), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> original =
-      parseSourceFile<ModuleOp>(inputFile, sourceMgr, ParserConfig(&context));
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!original)
     return 1;
   // Upstream per-rank IR is raised, and layers lowered, before anything runs.

@@ -360,6 +360,23 @@ TEST(ABIRun, TwoRanksGatherThroughTheDriverAPI) {
 
 /// [2, 2] per rank, split on 1 and concatenated on 0: rank r gets column r
 /// of both ranks, stacked. An odd split dim fails the op with its site.
+TEST(ABIRun, TheCpuBackendCopiesNothingToADevice) {
+  TPRtRun *run = tpRtRunCreate(2, 1000);
+  ASSERT_NE(run, nullptr);
+  int64_t in = -1, out = -1;
+  tpRtContextHostTransfers(tpRtRunContext(run, 0), &in, &out);
+  EXPECT_EQ(in, 0);
+  EXPECT_EQ(out, 0);
+  // A null context (an out-of-range rank) reads as nothing copied; null
+  // outputs are skipped.
+  in = out = -1;
+  tpRtContextHostTransfers(tpRtRunContext(run, 5), &in, &out);
+  EXPECT_EQ(in, 0);
+  EXPECT_EQ(out, 0);
+  tpRtContextHostTransfers(tpRtRunContext(run, 0), nullptr, nullptr);
+  tpRtRunDestroy(run);
+}
+
 TEST(ABIRun, TwoRanksExchangeBlocksThroughAllToAll) {
   TPRtRun *run = tpRtRunCreate(2, 5000);
   ASSERT_NE(run, nullptr);

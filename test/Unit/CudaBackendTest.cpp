@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tp/Runtime/ABI.h"
 #include "tp/Runtime/CudaBackend.h"
 
 #include <gtest/gtest.h>
@@ -319,3 +320,21 @@ TEST_F(CudaBackendTest, NcclScaledFusedSchedulesOnOneRankMatchCpu) {
 }
 
 } // namespace
+
+// Ahead-of-time runs on the CUDA backend: bad arguments are refused; without
+// a device the run is refused too (with a message), never half made.
+TEST(CudaRun, RefusesBadArgumentsAndAMissingDevice) {
+  EXPECT_EQ(tpRtCudaRunCreate(0, 1000), nullptr);
+  EXPECT_EQ(tpRtCudaRunCreate(2, 0), nullptr);
+  TPRtRun *run = tpRtCudaRunCreate(2, 1000);
+  if (cudaDeviceCount() == 0) {
+    EXPECT_EQ(run, nullptr);
+    return;
+  }
+  ASSERT_NE(run, nullptr);
+  int64_t in = -1, out = -1;
+  tpRtContextHostTransfers(tpRtRunContext(run, 1), &in, &out);
+  EXPECT_EQ(in, 0);
+  EXPECT_EQ(out, 0);
+  tpRtRunDestroy(run);
+}

@@ -327,8 +327,13 @@ TEST(CudaRun, RefusesBadArgumentsAndAMissingDevice) {
   EXPECT_EQ(tpRtCudaRunCreate(0, 1000), nullptr);
   EXPECT_EQ(tpRtCudaRunCreate(2, 0), nullptr);
   TPRtRun *run = tpRtCudaRunCreate(2, 1000);
-  if (cudaDeviceCount() == 0) {
+  int count = 0;
+  if (Status query = queryCudaDevices(count); !query.isOk()) {
     EXPECT_EQ(run, nullptr);
+    // Where a GPU must be usable, no CUDA test passes without one.
+    if (cudaDeviceRequired())
+      FAIL() << query.message()
+             << " (TP_REQUIRE_CUDA_DEVICE is set: a GPU must be usable)";
     return;
   }
   ASSERT_NE(run, nullptr);

@@ -25,6 +25,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 using namespace tp::rt;
 
@@ -419,3 +422,20 @@ TEST_F(ABIRank, AnIndivisibleAllToAllFailsTheOp) {
 }
 
 } // namespace
+
+#ifdef __GLIBC__
+// Each op's results and workspaces must not be fresh pages from the kernel
+// every time: tp-run keeps freed buffers (up to 32 MiB) in the process.
+TEST(ABIAlloc, FreedBuffersStayInTheProcess) {
+  tp::rt::abi::keepFreedMemory();
+  constexpr size_t size = size_t(24) << 20;
+  size_t mappedBefore = mallinfo2().hblkhd;
+  void *buffer = std::malloc(size);
+  ASSERT_NE(buffer, nullptr);
+  std::memset(buffer, 1, size);
+  EXPECT_LT(mallinfo2().hblkhd, mappedBefore + size)
+      << "a 24 MiB buffer was mapped on its own";
+  std::free(buffer);
+  EXPECT_GE(mallinfo2().fordblks, size) << "the freed buffer was given back";
+}
+#endif

@@ -577,6 +577,7 @@ static int runTool(int argc, char **argv,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   ::tp::rt::abi::installOutOfMemoryHandler();
+  ::tp::rt::abi::keepFreedMemory();
   std::unique_ptr<rt::ProcessGroup> group;
   int status = runTool(argc, argv, group);
   // A rank that fails before its results are sent must still end the whole

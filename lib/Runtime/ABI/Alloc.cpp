@@ -16,6 +16,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 namespace {
 /// The rank the calling thread runs, for the report (-1: not known).
@@ -60,6 +63,16 @@ static void runtimeOutOfMemory() {
 
 void tp::rt::abi::installOutOfMemoryHandler() {
   std::set_new_handler(runtimeOutOfMemory);
+}
+
+void tp::rt::abi::keepFreedMemory() {
+#ifdef __GLIBC__
+  // Buffers up to 32 MiB (glibc's largest mmap threshold) come from the
+  // heap, and the heap is not given back until 1 GiB of it is free; larger
+  // ones are still mapped and unmapped each time, where the GEMM dominates.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
 }
 
 extern "C" __attribute__((weak)) void *

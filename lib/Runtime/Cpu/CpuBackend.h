@@ -3,6 +3,7 @@
 #ifndef TP_LIB_RUNTIME_CPU_CPUBACKEND_H
 #define TP_LIB_RUNTIME_CPU_CPUBACKEND_H
 
+#include "CommThread.h"
 #include "Pieces.h"
 #include "tp/Runtime/Backend.h"
 #include "tp/Runtime/Trace.h"
@@ -71,6 +72,8 @@ protected:
 
   World &world;
   int rank;
+  /// Moves fused ops' pieces beside this rank's GEMMs.
+  CommThread commThread;
 
 private:
   template <typename T>

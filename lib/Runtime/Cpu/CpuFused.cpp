@@ -7,10 +7,11 @@
 // product piece in its final place.
 //
 // matmul_reduce_scatter: this thread computes the partial product destined to
-// each rank piece by piece into a workspace. per_peer: a reducer thread sums
-// the pieces destined to this rank as their owners make them; ring: each rank
-// adds its left neighbour's running sum to its own partial and passes it on,
-// so after group-size steps every rank holds its slice.
+// each rank piece by piece into a workspace. per_peer: the rank's
+// communication thread sums the pieces destined to this rank as their owners
+// make them; ring: each rank adds its left neighbour's running sum to its own
+// partial and passes it on, so after group-size steps every rank holds its
+// slice.
 //
 // Pieces: each rank's share along the gather/scatter dim is cut into
 // `schedule.chunks` near-equal parts, made and taken in schedule order. How
@@ -377,11 +378,11 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   };
 
   Status status, commStatus;
-  std::thread reducer;
+  bool reducing = false;
   std::vector<double> total(sliceSize, 0.0);
   if (!ring) {
     // Sums, in group order, the pieces every rank makes for this one.
-    reducer = std::thread([&] {
+    status = commThread.run([&] {
       for (int j = 0; j < chunks && commStatus.isOk(); ++j) {
         auto [lo, hi] = pieceRange(extL, chunks, j);
         for (int p = 0; p < g && commStatus.isOk(); ++p) {
@@ -403,6 +404,7 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
           finishPiece(total.data(), lo, hi);
       }
     });
+    reducing = status.isOk();
     // Partials for the next ranks first, this rank's own slice last.
     for (int step = 1; step <= g && status.isOk(); ++step) {
       int c = (me + step) % g;
@@ -459,8 +461,8 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   }
   if (!status.isOk())
     exchange->cancel(status);
-  if (reducer.joinable())
-    reducer.join();
+  if (reducing)
+    commThread.wait();
   if (status.isOk() && !commStatus.isOk())
     status = commStatus;
   TP_RETURN_IF_ERROR(exchange->finish(status));

@@ -388,10 +388,11 @@ Status MpiBackend::allToAll(const Group &group, const Tensor &input,
 /// the next ones straight into the gathered buffers.
 class MpiGather final : public PieceGather {
 public:
-  MpiGather(MpiBackend &backend, const Group &group,
+  MpiGather(MpiBackend &backend, CommThread &commThread, const Group &group,
             std::vector<GatherBuffer> buffers, int64_t shardExtent, bool ring,
             int chunks, std::string site)
-      : backend(backend), group(group), buffers(std::move(buffers)),
+      : backend(backend), commThread(commThread), group(group),
+        buffers(std::move(buffers)),
         shardExtent(shardExtent), ring(ring), chunks(chunks),
         site(std::move(site)) {}
 
@@ -403,7 +404,9 @@ public:
                 group.index * shardExtent, shardExtent, b.split,
                 b.elementBytes);
     progress.store(chunks, std::memory_order_release);
-    return startThread([this] { communicate(); }, comm);
+    Status started = commThread.run([this] { communicate(); });
+    communicating = started.isOk();
+    return started;
   }
 
   Status waitFor(int64_t piece, const std::string &what) override {
@@ -421,8 +424,8 @@ public:
   Status finish(const Status &computed) override {
     if (!computed.isOk())
       backend.localWorld().fail(backend.worldRank(), computed.message());
-    if (comm.joinable())
-      comm.join();
+    if (communicating)
+      commThread.wait();
     TP_RETURN_IF_ERROR(commStatus);
     return computed;
   }
@@ -476,6 +479,7 @@ private:
   }
 
   MpiBackend &backend;
+  CommThread &commThread;
   const Group &group;
   std::vector<GatherBuffer> buffers;
   int64_t shardExtent;
@@ -484,7 +488,7 @@ private:
   std::string site;
   std::atomic<int64_t> progress{0};
   std::atomic<bool> commFailed{false};
-  std::thread comm;
+  bool communicating = false;
   Status commStatus;
 };
 
@@ -569,8 +573,8 @@ Status MpiBackend::startGather(const Group &group, const std::string &signature,
                                int64_t shardExtent, bool ring, int chunks,
                                const std::string &site,
                                std::unique_ptr<PieceGather> &gather) {
-  auto mpi = std::make_unique<MpiGather>(*this, group, buffers, shardExtent,
-                                         ring, chunks, site);
+  auto mpi = std::make_unique<MpiGather>(*this, commThread, group, buffers,
+                                         shardExtent, ring, chunks, site);
   TP_RETURN_IF_ERROR(mpi->start(signature));
   gather = std::move(mpi);
   return Status::ok();

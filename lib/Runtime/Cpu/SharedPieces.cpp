@@ -9,7 +9,6 @@
 #include "CpuBackend.h"
 
 #include <atomic>
-#include <thread>
 
 using namespace tp::rt;
 using namespace tp::rt::cpu;
@@ -21,19 +20,25 @@ namespace {
 
 class SharedGather final : public PieceGather {
 public:
-  SharedGather(World &world, int rank, const Group &group,
-               std::vector<GatherBuffer> buffers, int64_t shardExtent,
-               bool ring, int chunks, std::string site)
-      : world(world), rank(rank), group(group), buffers(std::move(buffers)),
-        shardExtent(shardExtent), ring(ring), chunks(chunks),
-        site(std::move(site)) {}
+  SharedGather(World &world, int rank, CommThread &commThread,
+               const Group &group, std::vector<GatherBuffer> buffers,
+               int64_t shardExtent, bool ring, int chunks, std::string site)
+      : world(world), rank(rank), commThread(commThread), group(group),
+        buffers(std::move(buffers)), shardExtent(shardExtent), ring(ring),
+        chunks(chunks), site(std::move(site)) {}
 
   Status start(const std::string &signature) {
     TP_RETURN_IF_ERROR(world.join(group, signature, &buffers, nullptr, ex));
     copyPiece(buffers, /*fromShard=*/true, group.index, 0, shardExtent);
     ex->progress[group.index]->store(chunks, std::memory_order_release);
-    comm = std::thread([this] { communicate(); });
-    return Status::ok();
+    Status started = commThread.run([this] { communicate(); });
+    communicating = started.isOk();
+    if (!communicating) {
+      // Peers stop waiting for this rank's pieces.
+      world.fail(rank, started.message());
+      (void)world.leave(group, ex);
+    }
+    return started;
   }
 
   Status waitFor(int64_t piece, const std::string &what) override {
@@ -45,7 +50,8 @@ public:
   Status finish(const Status &computed) override {
     if (!computed.isOk())
       world.fail(rank, computed.message());
-    comm.join();
+    if (communicating)
+      commThread.wait();
     Status left = world.leave(group, ex);
     TP_RETURN_IF_ERROR(computed);
     TP_RETURN_IF_ERROR(commStatus);
@@ -103,6 +109,7 @@ private:
 
   World &world;
   int rank;
+  CommThread &commThread;
   const Group &group;
   std::vector<GatherBuffer> buffers;
   int64_t shardExtent;
@@ -110,7 +117,7 @@ private:
   int chunks;
   std::string site;
   std::shared_ptr<Exchange> ex;
-  std::thread comm;
+  bool communicating = false;
   Status commStatus;
 };
 
@@ -167,8 +174,8 @@ Status CpuBackend::startGather(const Group &group, const std::string &signature,
                                int64_t shardExtent, bool ring, int chunks,
                                const std::string &site,
                                std::unique_ptr<PieceGather> &gather) {
-  auto shared = std::make_unique<SharedGather>(world, rank, group, buffers,
-                                               shardExtent, ring, chunks, site);
+  auto shared = std::make_unique<SharedGather>(
+      world, rank, commThread, group, buffers, shardExtent, ring, chunks, site);
   TP_RETURN_IF_ERROR(shared->start(signature));
   gather = std::move(shared);
   return Status::ok();

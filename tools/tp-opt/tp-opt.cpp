@@ -6,15 +6,22 @@
 // NVPTX target for tp-lower-glue-to-nvvm. Nothing else, so the tool stays
 // small and quick to link.
 //
+// The input is read before upstream's driver parses it, so text nested
+// deeper than the parser's stack allows is refused with a message.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tp/Pipelines/GlueToNVVM.h"
 #include "tp/Pipelines/Pipelines.h"
+#include "tp/Support/Nesting.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -27,6 +34,41 @@ int main(int argc, char **argv) {
   mlir::registerSymbolDCEPass();
   // To test tp's bufferization models on their own.
   mlir::bufferization::registerOneShotBufferizePass();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "tp: async tensor parallelism optimizer driver\n", registry));
+
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "tp: async tensor parallelism optimizer driver\n", registry);
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  // Listing dialects or passes reads no input: upstream's driver does it.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(mlir::MlirOptMain(
+        argc, argv, inputFilename, outputFilename, registry));
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &error);
+  if (!input) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  int depth = tp::nestingDepth(input->getBuffer());
+  if (depth > tp::kDeepestNesting) {
+    llvm::errs() << "tp-opt: '" << inputFilename
+                 << "' nests regions, attributes or types " << depth
+                 << " levels deep; tp-opt parses at most "
+                 << tp::kDeepestNesting
+                 << " (the parser recurses once per level)\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry,
+                                     config)))
+    return 1;
+  output->keep();
+  return 0;
 }

@@ -11,6 +11,7 @@
 #define TP_TOOLS_TP_RUN_SOURCE_H
 
 #include "tp/Runtime/Status.h"
+#include "tp/Support/Nesting.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -18,13 +19,6 @@
 #include <string>
 
 namespace tp::run {
-
-/// The deepest nesting tp-run parses; real programs stay far below.
-constexpr int kDeepestNesting = 1000;
-
-/// The deepest nesting of (), [] and {} in `text`, outside string literals
-/// and `//` comments.
-int nestingDepth(llvm::StringRef text);
 
 /// The text of `path` ("-": standard input), refused when it nests deeper
 /// than kDeepestNesting.

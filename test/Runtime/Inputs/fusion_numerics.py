@@ -74,6 +74,20 @@ func.func @main(%x: {x}, %w: {w}, %b: {b}) -> {y} {{
 }}"""
 
 
+def ag_tensor_reshape(g, dt):
+    """The collapse of ag_reshape_seq written as a tensor.reshape."""
+    x, gx = t([B, S, K], dt), t([B, S * g, K], dt)
+    c, w, m = t([B * S * g, K], dt), t([K, N], dt), t([B * S * g, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> {m} {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : {x} -> {gx}
+  %shape = arith.constant dense<[{B * S * g}, {K}]> : tensor<2xi64>
+  %c = tensor.reshape %g(%shape) : ({gx}, tensor<2xi64>) -> {c}
+  %m = tp.matmul %c, %w : {c}, {w} -> {m}
+  return %m : {m}
+}}"""
+
+
 def ag_bmm(g, dt):
     x, gx, w, y = t([B, S, K], dt), t([B, S * g, K], dt), t([N, K], dt), t([B, S * g, N], dt)
     return f"""
@@ -142,6 +156,20 @@ func.func @main(%h: {h}, %w: {w}) -> {r} {{
   %a = math.tanh %h : {h}
   %m = tp.matmul %a, %w : {h}, {w} -> {m}
   %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [{B}, {S * g}, {N}] : {m} into {p}
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : {p} -> {r}
+  return %r : {r}
+}}"""
+
+
+def rs_tensor_reshape(g, dt):
+    """The expand of rs_matrix_expand written as a tensor.reshape."""
+    h, w = t([B * S * g, F], dt), t([F, N], dt)
+    m, p, r = t([B * S * g, N], dt), t([B, S * g, N], dt), t([B, S, N], dt)
+    return f"""
+func.func @main(%h: {h}, %w: {w}) -> {r} {{
+  %m = tp.matmul %h, %w : {h}, {w} -> {m}
+  %shape = arith.constant dense<[{B}, {S * g}, {N}]> : tensor<3xi64>
+  %p = tensor.reshape %m(%shape) : ({m}, tensor<3xi64>) -> {p}
   %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : {p} -> {r}
   return %r : {r}
 }}"""
@@ -344,9 +372,9 @@ func.func @main(%x: {x}, %dy: {dy}) -> {dw} {{
 
 PATTERNS = {
     "ag_matmul": ag_matmul, "ag_matmul_bias_t": ag_matmul_bias_t, "ag_kdim": ag_kdim,
-    "ag_reshape_seq": ag_reshape_seq, "ag_bmm": ag_bmm, "ag_multi_partial": ag_multi_partial,
+    "ag_reshape_seq": ag_reshape_seq, "ag_tensor_reshape": ag_tensor_reshape, "ag_bmm": ag_bmm, "ag_multi_partial": ag_multi_partial,
     "rs_matmul": rs_matmul, "rs_lastdim_avg": rs_lastdim_avg, "rs_reshape_bias": rs_reshape_bias,
-    "rs_matrix_expand": rs_matrix_expand, "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
+    "rs_matrix_expand": rs_matrix_expand, "rs_tensor_reshape": rs_tensor_reshape, "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
     "linear_mlp": linear_mlp,
     "agc_wgrad": agc_wgrad, "agc_transposed_a": agc_transposed_a,
     "agc_ksplit_b": agc_ksplit_b, "agc_seq3d": agc_seq3d, "agc_seqfirst": agc_seqfirst,

@@ -292,14 +292,16 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
       }
     }
 
+    FusionCounts counts;
+    ErasedOps erased;
+    IRRewriter rewriter(&getContext(), &erased);
+    reshapesAroundCollectivesAsCollapseOrExpand(getOperation(), rewriter);
+
     SmallVector<Operation *> collectives;
     getOperation()->walk([&](AllGatherOp op) { collectives.push_back(op); });
     getOperation()->walk(
         [&](ReduceScatterOp op) { collectives.push_back(op); });
 
-    FusionCounts counts;
-    ErasedOps erased;
-    IRRewriter rewriter(&getContext(), &erased);
     // A row-parallel layer without sequence parallelism: nothing overlaps an
     // all-reduce, but split in two, both halves fuse.
     getOperation()->walk([&](AllReduceOp op) {

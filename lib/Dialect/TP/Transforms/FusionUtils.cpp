@@ -4,6 +4,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -197,4 +199,43 @@ void tp::hoistAbove(RewriterBase &rewriter, Operation *point,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   for (Operation *op : ordered)
     rewriter.moveOpBefore(op, point);
+}
+
+void tp::reshapesAroundCollectivesAsCollapseOrExpand(Operation *root,
+                                                    RewriterBase &rewriter) {
+  SmallVector<tensor::ReshapeOp> reshapes;
+  root->walk([&](tensor::ReshapeOp reshape) {
+    bool ofGather = reshape.getSource().getDefiningOp<AllGatherOp>();
+    bool intoScatter =
+        llvm::any_of(reshape->getUsers(),
+                     [](Operation *user) { return isa<ReduceScatterOp>(user); });
+    if (ofGather || intoScatter)
+      reshapes.push_back(reshape);
+  });
+  for (tensor::ReshapeOp reshape : reshapes) {
+    auto from = dyn_cast<RankedTensorType>(reshape.getSource().getType());
+    auto to = dyn_cast<RankedTensorType>(reshape.getResult().getType());
+    if (!from || !to || !from.hasStaticShape() || !to.hasStaticShape() ||
+        from.getRank() == to.getRank())
+      continue;
+    bool collapse = to.getRank() < from.getRank();
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        collapse ? getReassociationIndicesForCollapse(from.getShape(),
+                                                      to.getShape())
+                 : getReassociationIndicesForCollapse(to.getShape(),
+                                                      from.getShape());
+    if (!groups)
+      continue;
+    Operation *shape = reshape.getShape().getDefiningOp();
+    rewriter.setInsertionPoint(reshape);
+    if (collapse)
+      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+          reshape, to, reshape.getSource(), *groups);
+    else
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+          reshape, to, reshape.getSource(), *groups);
+    // The shape constant, unless something else reads it.
+    if (shape && shape->use_empty() && isPure(shape))
+      rewriter.eraseOp(shape);
+  }
 }

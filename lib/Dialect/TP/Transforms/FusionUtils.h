@@ -32,6 +32,13 @@ std::string describeInterloper(Operation *op, StringRef collective);
 /// convolutions): where sequence parallelism stops an all-gather.
 bool isMatmul(Operation *op);
 
+/// Rewrites each `tensor.reshape` of an all-gather's result, or feeding a
+/// reduce-scatter, into the tensor.collapse_shape or tensor.expand_shape it
+/// amounts to (static shapes that only merge or split dims), which the
+/// fusion patterns match. Any other reshape is left as written.
+void reshapesAroundCollectivesAsCollapseOrExpand(Operation *root,
+                                                 RewriterBase &rewriter);
+
 /// Whether `value` is a matmul's product, directly or through what the
 /// reduce-scatter fusion looks through (an expand back to 3-D, an addend):
 /// the partial sums a row-parallel layer reduces.

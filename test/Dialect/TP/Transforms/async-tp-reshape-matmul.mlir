@@ -139,3 +139,63 @@ func.func @collapse_shared_with_other_user(%x: tensor<2x4x64xf32>, %w: tensor<64
   %n = arith.negf %c : tensor<16x64xf32>
   return %m, %n : tensor<16x32xf32>, tensor<16x64xf32>
 }
+
+// -----
+
+// tensor.reshape with static shapes that only merges the leading dims is the
+// collapse above, written as upstream's shard-partition and frontends emit it.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @tensor_reshape_merges_leading_dims
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x32xf32>, %[[W:.*]]: tensor<32x16xf32>)
+func.func @tensor_reshape_merges_leading_dims(%x: tensor<2x4x32xf32>, %w: tensor<32x16xf32>) -> tensor<16x16xf32> {
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 1 : (tensor<2x4x32xf32>, tensor<32x16xf32>) -> tensor<2x8x16xf32>
+  // CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[Y]] {{\[\[}}0, 1], [2]] : tensor<2x8x16xf32> into tensor<16x16xf32>
+  // CHECK-NEXT: return %[[C]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : tensor<2x4x32xf32> -> tensor<2x8x32xf32>
+  %shape = arith.constant dense<[16, 32]> : tensor<2xi64>
+  %c = tensor.reshape %g(%shape) : (tensor<2x8x32xf32>, tensor<2xi64>) -> tensor<16x32xf32>
+  %m = tp.matmul %c, %w : tensor<16x32xf32>, tensor<32x16xf32> -> tensor<16x16xf32>
+  return %m : tensor<16x16xf32>
+}
+
+// -----
+
+// The same on the reduce-scatter side: a reshape that splits the product's
+// rows back into [B, S].
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @tensor_reshape_splits_rows
+// CHECK-SAME:    (%[[H:.*]]: tensor<16x32xf32>, %[[W:.*]]: tensor<32x16xf32>)
+func.func @tensor_reshape_splits_rows(%h: tensor<16x32xf32>, %w: tensor<32x16xf32>) -> tensor<2x4x16xf32> {
+  // CHECK-NEXT: %[[A:.*]] = tensor.expand_shape %[[H]] {{\[\[}}0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
+  // CHECK-NEXT: %[[Y:.*]] = tp.matmul_reduce_scatter %[[A]], %[[W]] on @tp axes = [0] dim = 1 reduce = sum : (tensor<2x8x32xf32>, tensor<32x16xf32>) -> tensor<2x4x16xf32>
+  // CHECK-NEXT: return %[[Y]]
+  %m = tp.matmul %h, %w : tensor<16x32xf32>, tensor<32x16xf32> -> tensor<16x16xf32>
+  %shape = arith.constant dense<[2, 8, 16]> : tensor<3xi64>
+  %p = tensor.reshape %m(%shape) : (tensor<16x16xf32>, tensor<3xi64>) -> tensor<2x8x16xf32>
+  %y = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : tensor<2x8x16xf32> -> tensor<2x4x16xf32>
+  return %y : tensor<2x4x16xf32>
+}
+
+// -----
+
+// Negative: a tensor.reshape that regroups elements across dims is no
+// collapse; it stays, and the remark names it.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @tensor_reshape_regroups
+func.func @tensor_reshape_regroups(%x: tensor<2x6x4xf32>, %w: tensor<8x8xf32>) -> tensor<12x8xf32> {
+  // CHECK: tp.all_gather
+  // CHECK: tensor.reshape
+  // CHECK: tp.matmul
+  // expected-remark @+1 {{all-gather not fused: a reshape ('tensor.reshape') that does not just merge the leading dims sits between the all-gather and the matmul}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<2x6x4xf32> -> tensor<4x6x4xf32>
+  %shape = arith.constant dense<[12, 8]> : tensor<2xi64>
+  %c = tensor.reshape %g(%shape) : (tensor<4x6x4xf32>, tensor<2xi64>) -> tensor<12x8xf32>
+  %m = tp.matmul %c, %w : tensor<12x8xf32>, tensor<8x8xf32> -> tensor<12x8xf32>
+  return %m : tensor<12x8xf32>
+}

@@ -302,6 +302,10 @@ rt::Status mlir::tp::executeOneRank(func::FuncOp entry,
                              std::to_string(options.ranks));
   std::unique_ptr<CompiledProgram> program;
   TP_RETURN_IF_ERROR(compileTraced(entry, options, rank, program));
+  // Peers that compile slower must not eat into the first collective's
+  // timeout; the time allowed is tp-run's watchdog's allowance to start.
+  TP_RETURN_IF_ERROR(backend.waitForPeersToStart(
+      rt::World::clampTimeout(options.timeout) + std::chrono::seconds(10)));
   // The world only counts ranks and records the trace here: peers are other
   // processes, reached by `backend` itself.
   rt::World world(options.ranks, options.timeout, options.trace);

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 using namespace tp::rt;
 using namespace tp::rt::cputest;
@@ -261,6 +262,28 @@ std::string difference(const std::vector<Tensor> &got,
   return "";
 }
 
+/// A rank that starts 2.5 s late (a slow compile) must not make its peers'
+/// first collective, with a 1 s timeout, time out: every rank waits in
+/// waitForPeersToStart first. Empty when it holds.
+std::string lateStartProblem(int rank, int size) {
+  std::unique_ptr<Backend> mpi;
+  Status created =
+      createMpiCpuBackend(std::chrono::milliseconds(1000), nullptr, mpi);
+  if (!created)
+    return created.message();
+  if (rank == size - 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  Status ready = mpi->waitForPeersToStart(std::chrono::seconds(30));
+  if (!ready)
+    return ready.message();
+  Group group = makeGroup({size}, {0}, rank);
+  Tensor input(DType::F32, {2});
+  Tensor gathered;
+  Status gatheredStatus =
+      mpi->allGather(group, input, 0, "late start check", gathered);
+  return gatheredStatus.isOk() ? "" : gatheredStatus.message();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -301,6 +324,12 @@ int main(int argc, char **argv) {
         ++failures;
       }
     }
+  }
+  if (std::string problem = lateStartProblem(rank, size); !problem.empty()) {
+    std::printf("FAILED late start, rank %d: %s\n", rank, problem.c_str());
+    ++failures;
+  } else if (rank == 0) {
+    std::printf("late start: every rank waited for the last one\n");
   }
   int total = 0, erred = 0;
   MPI_Reduce(&failures, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -16,6 +16,7 @@
 #include "tp/Runtime/Tensor.h"
 #include "tp/Runtime/World.h"
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -187,6 +188,16 @@ public:
     int64_t hostToDevice = 0, deviceToHost = 0;
   };
   virtual HostTransfers hostTransfers() const { return {}; }
+
+  /// Returns once every rank of the run is ready to run its program (each
+  /// has compiled it), or fails after `within`. Ranks that are processes
+  /// (MPI) compile at their own pace: waiting here keeps a slow peer's
+  /// compile out of the first collective's timeout. Threads of one process
+  /// start together, so by default there is nothing to wait for.
+  virtual Status waitForPeersToStart(std::chrono::milliseconds within) {
+    (void)within;
+    return Status::ok();
+  }
 
 protected:
   /// Result `index` of the running op, of `dtype` and `shape`: the offered

@@ -126,6 +126,8 @@ public:
   World &localWorld() { return local; }
   int worldRank() const { return rank; }
 
+  Status waitForPeersToStart(std::chrono::milliseconds within) override;
+
 protected:
   Status reduce(const Group &group, const Tensor &input, int64_t dim,
                 bool scatter, Reduction reduction, const std::string &site,
@@ -218,6 +220,32 @@ Status MpiBackend::waitAll(std::vector<MPI_Request> &requests,
       }
   requests.clear();
   return status;
+}
+
+Status MpiBackend::waitForPeersToStart(std::chrono::milliseconds within) {
+  MPI_Request request;
+  {
+    std::lock_guard<std::mutex> lock(mpiMutex);
+    MPI_Ibarrier(comm, &request);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mpiMutex);
+      int done = 0;
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (done)
+        return Status::ok();
+    }
+    // A barrier cannot be cancelled: the caller ends the job (the run fails
+    // on this rank, and tp-run aborts the others).
+    if (std::chrono::steady_clock::now() > deadline)
+      return Status::error(
+          "rank " + std::to_string(rank) + ": the other ranks were not ready "
+          "to run within " + std::to_string(within.count()) +
+          " ms (one failed, or compiles far slower)");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 Status MpiBackend::agree(const Group &group, const std::string &signature) {

@@ -2,11 +2,12 @@
 """Validates the cost model on the CPU backend (a benchmark, not a test).
 
 For each shape (all-gather -> matmul and matmul -> reduce-scatter on 2
-ranks, f32), measures the unfused program and the fused one with every
-schedule (per_peer and ring, 1, 2 and 4 pieces per rank): the worst rank's
-time from its first to its last traced slice of one instance of the
-candidate, best over --copies instances run back to back and --repeat rounds
-(each round measures every point of the shape once). The model's
+ranks, f32), measures the unfused ops and the fused op with every schedule
+(per_peer and ring, 1, 2 and 4 pieces per rank) in one tp-run: --copies
+rounds of every point, each round in another order, in a loop of --repeat
+trips (loop_timing.py: steady state, memory reused as in a training loop).
+A point's time is the best over its instances of the worst rank's span from
+the instance's first to its last GEMM or transfer slice. The model's
 predictions for the same points come from tp-async-tp's remarks with
 `target=DESCRIPTION` and the schedule forced. Prints a table per shape, then:
 
@@ -15,69 +16,63 @@ predictions for the same points come from tp-async-tp's remarks with
   10% of the best measured one;
 - the accuracy of the fuse / do-not-fuse decision.
 
-    scripts/bench/cost_model.py --target cpu.json [--build build] [--repeat 3]
-                                [--copies 4]
+    scripts/bench/cost_model.py --target cpu.json [--build build] [--repeat 8]
+                                [--copies 8]
 """
 import argparse
-import json
 import os
 import re
 import subprocess
 import tempfile
+
+from loop_timing import best_by_instance, instance_times, loop_program, run_traced
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEDULES = [(a, c) for a in ("per_peer", "ring") for c in (1, 2, 4)]
 G = 2
 
 
-def program(kind, m, n, k, copies=1):
-    """`copies` independent instances of the candidate (each on its own input,
-    so CSE keeps them apart), run back to back in one call."""
-    args, body, results, types = [], [], [], []
-    for i in range(copies):
-        if kind == "ag":
-            x, gx, w, y = f"tensor<{m // G}x{k}xf32>", f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>"
-            args.append(f"%x{i}: {x}")
-            body.append(f"  %g{i} = tp.all_gather %x{i} on @tp axes = [0] dim = 0 : {x} -> {gx}\n"
-                        f"  %y{i} = tp.matmul %g{i}, %w : {gx}, {w} -> {y}\n")
+def instance(kind, m, n, k, i, schedule):
+    """One instance of the candidate, reading %in from its row i on (a view:
+    the instances differ, so CSE keeps them apart, without a copy or an
+    input each): unfused ops, or the fused op with `schedule` written on it.
+    Returns (lines, result, result type) and the input's shape."""
+    rows, cols = (m // G, k) if kind == "ag" else (m, k)
+    x = f"tensor<{rows}x{cols}xf32>"
+    w = f"tensor<{k}x{n}xf32>"
+    lines = [f"%in{i} = tensor.extract_slice %in[{i}, 0] [{rows}, {cols}] [1, 1]"
+             f" : tensor<{rows}x{cols}xf32> to {x}"]
+    attrs = "" if schedule == "unfused" else \
+        f" {{algorithm = #tp.algorithm<{schedule[0]}>, chunks = {schedule[1]} : i64}}"
+    if kind == "ag":
+        gx, y = f"tensor<{m}x{k}xf32>", f"tensor<{m}x{n}xf32>"
+        if schedule == "unfused":
+            lines += [f"%g{i} = tp.all_gather %in{i} on @tp axes = [0] dim = 0 : {x} -> {gx}",
+                      f"%y{i} = tp.matmul %g{i}, %w : {gx}, {w} -> {y}"]
         else:
-            h, w, p, y = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>", f"tensor<{m // G}x{n}xf32>"
-            args.append(f"%h{i}: {h}")
-            body.append(f"  %p{i} = tp.matmul %h{i}, %w : {h}, {w} -> {p}\n"
-                        f"  %y{i} = tp.reduce_scatter %p{i} on @tp axes = [0] dim = 0 reduce = sum : {p} -> {y}\n")
-        results.append(f"%y{i}")
-        types.append(y)
-    return (f"shard.grid @tp(shape = {G})\nfunc.func @f({', '.join(args)}, %w: {w}) -> ({', '.join(types)}) {{\n"
-            + "".join(body) + f"  return {', '.join(results)} : {', '.join(types)}\n}}\n")
+            lines += [f"%y{i} = tp.all_gather_matmul %in{i}, [%w] on @tp axes = [0] dim = 0{attrs} : ({x}, {w}) -> {y}"]
+    else:
+        p, y = f"tensor<{m}x{n}xf32>", f"tensor<{m // G}x{n}xf32>"
+        if schedule == "unfused":
+            lines += [f"%p{i} = tp.matmul %in{i}, %w : {x}, {w} -> {p}",
+                      f"%y{i} = tp.reduce_scatter %p{i} on @tp axes = [0] dim = 0 reduce = sum : {p} -> {y}"]
+        else:
+            lines += [f"%y{i} = tp.matmul_reduce_scatter %in{i}, %w on @tp axes = [0] dim = 0 reduce = sum{attrs}"
+                      f" : ({x}, {w}) -> {y}"]
+    return (lines, f"%y{i}", y), (rows, cols)
 
 
-def measure_once(build, path, pipeline, tmp, first_op):
-    """Per instance of the candidate: the worst rank's time from its first to
-    its last traced GEMM or transfer slice. An instance starts at the glue
-    slice traced before its first op (`first_op`, fused or not); the unfused
-    ops' own glue in between is part of the instance."""
-    trace = os.path.join(tmp, "t.json")
-    subprocess.run([os.path.join(build, "bin", "tp-run"), path, "--ranks", str(G), "--trace", trace,
-                    "--pipeline", pipeline], check=True, stdout=subprocess.DEVNULL)
-    with open(trace) as f:
-        events = sorted((e for e in json.load(f)["traceEvents"]
-                         if e.get("ph") == "X" and e.get("cat") in ("gemm", "comm", "glue")),
-                        key=lambda e: e["ts"])
-    spans = {}  # (rank, instance) -> (first, last)
-    instance = {}
-    for e in events:
-        rank = e["pid"]
-        if e["cat"] == "glue":
-            if f"before '{first_op}" in e["name"]:
-                instance[rank] = instance.get(rank, -1) + 1
-            continue
-        key = (rank, instance.get(rank, 0))
-        lo, hi = spans.get(key, (e["ts"], e["ts"] + e["dur"]))
-        spans[key] = (min(lo, e["ts"]), max(hi, e["ts"] + e["dur"]))
-    worst = {}
-    for (rank, i), (lo, hi) in spans.items():
-        worst[i] = max(worst.get(i, 0.0), hi - lo)
-    return list(worst.values())
+def program(kind, m, n, k, plan, trips):
+    """The instances of `plan` (schedules, in order) in a loop run `trips`
+    times (loop_timing.loop_program)."""
+    instances = []
+    for i, schedule in enumerate(plan):
+        inst, (rows, cols) = instance(kind, m, n, k, i, schedule)
+        instances.append(inst)
+    whole = f"tensor<{rows + len(plan)}x{cols}xf32>"
+    for lines, _, _ in instances:
+        lines[0] = lines[0].replace(f"tensor<{rows}x{cols}xf32> to", f"{whole} to")
+    return loop_program(G, [f"%in: {whole}", f"%w: tensor<{k}x{n}xf32>"], instances, trips)
 
 
 def predict(build, path, target, schedule):
@@ -109,9 +104,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--target", required=True, help="target description (preset or JSON)")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--copies", type=int, default=4,
-                        help="instances of each candidate per run, timed together")
+    parser.add_argument("--repeat", type=int, default=8, help="trips of the timing loop")
+    parser.add_argument("--copies", type=int, default=8,
+                        help="rounds of every point in one trip")
     args = parser.parse_args()
     if args.copies < 1 or args.repeat < 1:
         parser.error("--copies and --repeat must be at least 1")
@@ -122,32 +117,32 @@ def main():
     predicted_all, measured_all = [], []
     within = correct = 0
     print(f"{'shape':>22} {'schedule':>12} {'pred us':>10} {'meas us':>10}")
+    keys = ["unfused"] + SCHEDULES
     with tempfile.TemporaryDirectory() as tmp:
         for kind, m, n, k in shapes:
-            path = os.path.join(tmp, "p.mlir")
-            with open(path, "w") as f:
-                f.write(program(kind, m, n, k))
+            predicted = {}
+            single = os.path.join(tmp, "p.mlir")
+            with open(single, "w") as f:
+                f.write(program(kind, m, n, k, ["unfused"], 1)[0])
+            for schedule in SCHEDULES:
+                predicted["unfused"], predicted[schedule] = predict(args.build, single, args.target, schedule)
+            # Every point of the shape in one run: --copies rounds of every
+            # point, each round in another order, so a slow moment of the
+            # machine, or a place in the loop, lands on every point alike.
+            plan = []
+            for r in range(args.copies):
+                plan += keys[r % len(keys):] + keys[:r % len(keys)]
+            text, line_of = program(kind, m, n, k, plan, args.repeat)
             timed = os.path.join(tmp, "timed.mlir")
             with open(timed, "w") as f:
-                f.write(program(kind, m, n, k, args.copies))
-            pipelines = {"unfused": "cse"}
-            first_op = "tp.all_gather" if kind == "ag" else "tp.matmul"
-            predicted = {}
-            for schedule in SCHEDULES:
-                unfused_pred, predicted[schedule] = predict(args.build, path, args.target, schedule)
-                pipelines[schedule] = f"tp-async-tp{{algorithm={schedule[0]} chunks={schedule[1]}}}"
-            predicted["unfused"] = unfused_pred
-            # Round robin, best of --repeat: a slow moment of the machine
-            # lands on every point of the shape alike.
-            measured = {key: float("inf") for key in pipelines}
-            for _ in range(args.repeat):
-                for key, pipeline in pipelines.items():
-                    measured[key] = min([measured[key]] + measure_once(args.build, timed, pipeline, tmp, first_op))
-            points = {key: (predicted[key], measured[key]) for key in pipelines}
+                f.write(text)
+            times = instance_times(run_traced(args.build, timed, G, tmp), line_of)
+            measured = best_by_instance(times, lambda i: plan[i])
+            points = {key: (predicted[key], measured[key]) for key in keys}
             tag = f"{kind} {m}x{n}x{k}"
             for key, (p, meas) in points.items():
                 name = key if key == "unfused" else f"{key[0]}/{key[1]}"
-                print(f"{tag:>22} {name:>12} {p:>10.1f} {meas:>10.1f}")
+                print(f"{tag:>22} {name:>12} {p:>10.1f} {meas:>10.1f}", flush=True)
                 predicted_all.append(p)
                 measured_all.append(meas)
             chosen = min(points, key=lambda key: points[key][0])

@@ -55,17 +55,18 @@ static constexpr const char *kPcie = R"({
 static constexpr const char *kCpu = R"({
   "name": "cpu",
   "gemm": {
-    "f32":  {"peak_flops": 8.7e10, "half_flops": 1.8e6},
-    "f16":  {"peak_flops": 2.8e10, "half_flops": 7.1e6},
-    "bf16": {"peak_flops": 2.9e10, "half_flops": 7.2e6},
-    "f8":   {"peak_flops": 1.3e10, "half_flops": 1.9e7}
+    "f32":  {"peak_flops": 9.6e10, "half_flops": 9.2e5, "b_operand_bandwidth": 1.6e10},
+    "f16":  {"peak_flops": 3.1e10, "half_flops": 3.0e7, "b_operand_bandwidth": 1.7e8},
+    "bf16": {"peak_flops": 3.7e10, "half_flops": 3.3e7, "b_operand_bandwidth": 1.6e8},
+    "f8":   {"peak_flops": 4.0e10, "half_flops": 4.5e7, "b_operand_bandwidth": 5.4e7}
   },
   "links": {
-    "per_peer": {"bandwidth": 6.6e8, "latency": 6.7e-5},
-    "ring":     {"bandwidth": 6.6e8, "latency": 6.7e-5}
+    "per_peer":   {"bandwidth": 3.6e9, "latency": 1.4e-5},
+    "ring":       {"bandwidth": 4.6e9, "latency": 1.7e-5},
+    "collective": {"bandwidth": 1.5e9, "latency": 3.2e-5}
   },
   "overlap_slowdown": 0.0,
-  "launch_overhead": 1.4e-7
+  "launch_overhead": 4.1e-6
 })";
 
 static const std::pair<llvm::StringRef, const char *> kPresets[] = {
@@ -132,6 +133,11 @@ TargetDescription::fromJSON(llvm::StringRef text, std::string &error) {
         !readNumber(*fields, "half_flops", where, parsedRate.halfFlops, false,
                     error))
       return std::nullopt;
+    // Optional: descriptions written before it existed leave it out.
+    if (fields->get("b_operand_bandwidth") &&
+        !readNumber(*fields, "b_operand_bandwidth", where,
+                    parsedRate.bOperandBandwidth, true, error))
+      return std::nullopt;
     target.gemm[type.str()] = parsedRate;
   }
   const llvm::json::Object *links = root->getObject("links");
@@ -147,6 +153,20 @@ TargetDescription::fromJSON(llvm::StringRef text, std::string &error) {
                     error) ||
         !readNumber(*fields, "latency", where, link->latency, false, error))
       return std::nullopt;
+  }
+  // Optional: without it, the unfused collective moves data as per_peer.
+  target.collective = target.perPeer;
+  if (links->get("collective")) {
+    const llvm::json::Object *fields = links->getObject("collective");
+    if (!fields ||
+        !readNumber(*fields, "bandwidth", "links.collective",
+                    target.collective.bandwidth, true, error) ||
+        !readNumber(*fields, "latency", "links.collective",
+                    target.collective.latency, false, error)) {
+      if (!fields)
+        error = "links.collective must be an object {bandwidth, latency}";
+      return std::nullopt;
+    }
   }
   if (!readNumber(*root, "overlap_slowdown", "target", target.overlapSlowdown,
                   false, error) ||
@@ -185,10 +205,13 @@ TargetDescription::load(llvm::StringRef nameOrPath, std::string &error) {
 
 std::string TargetDescription::toJSON() const {
   llvm::json::Object gemmObject;
-  for (const auto &entry : gemm)
-    gemmObject[entry.getKey()] =
-        llvm::json::Object{{"peak_flops", entry.getValue().peakFlops},
-                           {"half_flops", entry.getValue().halfFlops}};
+  for (const auto &entry : gemm) {
+    llvm::json::Object rate{{"peak_flops", entry.getValue().peakFlops},
+                            {"half_flops", entry.getValue().halfFlops}};
+    if (entry.getValue().bOperandBandwidth > 0)
+      rate["b_operand_bandwidth"] = entry.getValue().bOperandBandwidth;
+    gemmObject[entry.getKey()] = std::move(rate);
+  }
   auto link = [](const LinkCost &cost) {
     return llvm::json::Object{{"bandwidth", cost.bandwidth},
                               {"latency", cost.latency}};
@@ -197,7 +220,9 @@ std::string TargetDescription::toJSON() const {
       {"name", name},
       {"gemm", std::move(gemmObject)},
       {"links",
-       llvm::json::Object{{"per_peer", link(perPeer)}, {"ring", link(ring)}}},
+       llvm::json::Object{{"per_peer", link(perPeer)},
+                          {"ring", link(ring)},
+                          {"collective", link(collective)}}},
       {"overlap_slowdown", overlapSlowdown},
       {"launch_overhead", launchOverhead}};
   std::string text;
@@ -224,7 +249,12 @@ static double gemmSeconds(const TargetDescription &target,
   if (flops <= 0)
     return target.launchOverhead;
   double efficiency = flops / (flops + rate.halfFlops);
-  return target.launchOverhead + flops / (rate.peakFlops * efficiency);
+  double bOperand = rate.bOperandBandwidth > 0
+                        ? static_cast<double>(shape.k) * shape.n *
+                              shape.elementBytes / rate.bOperandBandwidth
+                        : 0;
+  return target.launchOverhead + flops / (rate.peakFlops * efficiency) +
+         bOperand;
 }
 
 /// Bytes one rank sends each peer: its rows of A (gather) or of the product
@@ -244,12 +274,11 @@ SchedulePrediction tp::predictSchedule(const TargetDescription &target,
   const double peers = g - 1, c = static_cast<double>(chunks);
   const double bytes = bytesPerPeer(shape);
 
-  // Unfused: the collective (one message per peer, concurrently), then one
-  // GEMM over every rank's rows.
-  const LinkCost &direct = target.perPeer;
+  // Unfused: the collective op, then one GEMM over every rank's rows.
+  const LinkCost &collective = target.collective;
   double unfusedComm =
-      peers > 0 ? target.launchOverhead + direct.latency +
-                      peers * bytes / direct.bandwidth
+      peers > 0 ? target.launchOverhead + collective.latency +
+                      peers * bytes / collective.bandwidth
                 : 0;
   double wholeGemm = gemmSeconds(target, shape, g * shape.rowsPerRank);
   p.unfused = unfusedComm + wholeGemm;
@@ -258,7 +287,8 @@ SchedulePrediction tp::predictSchedule(const TargetDescription &target,
   // messages of a piece each after one handshake (the link's latency).
   // per_peer launches a piece to every peer at once (one launch per round of
   // c); ring forwards it peer by peer (one launch per message).
-  const LinkCost &link = algorithm == Algorithm::Ring ? target.ring : direct;
+  const LinkCost &link =
+      algorithm == Algorithm::Ring ? target.ring : target.perPeer;
   double piece = gemmSeconds(target, shape, shape.rowsPerRank / c) *
                  (peers > 0 ? 1 + target.overlapSlowdown : 1);
   double launches = algorithm == Algorithm::Ring ? peers * c : c;

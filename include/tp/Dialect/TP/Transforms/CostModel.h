@@ -21,8 +21,12 @@ namespace mlir::tp {
 
 /// GEMM throughput of one element type: `peakFlops` for large problems, half
 /// of it at `halfFlops` (2*M*N*K) — small GEMMs leave the machine idle.
+/// On a CPU, every GEMM call also takes in its whole B operand (K x N) at
+/// `bOperandBandwidth` bytes per second before its math (BLAS packs it), so
+/// splitting a GEMM into pieces pays that again per piece; 0 leaves it out
+/// (GPUs overlap re-reading B with the math).
 struct GemmRate {
-  double peakFlops = 0, halfFlops = 0;
+  double peakFlops = 0, halfFlops = 0, bOperandBandwidth = 0;
 };
 
 /// A collective costs `latency` once (the handshake), and `bytes` cost
@@ -36,7 +40,9 @@ struct TargetDescription {
   /// By GEMM input type: "f32", "f16", "bf16", "f8" (FP8/FP4 scaled); a
   /// missing type runs at f32's rate (or any listed one's).
   llvm::StringMap<GemmRate> gemm;
-  LinkCost perPeer, ring;
+  /// The fused schedules' transfers, per algorithm, and the unfused
+  /// collective op (a library collective on GPUs; it defaults to per_peer's).
+  LinkCost perPeer, ring, collective;
   /// Fraction of GEMM throughput lost while communication overlaps it (SMs
   /// or cores reserved for moving data).
   double overlapSlowdown = 0;

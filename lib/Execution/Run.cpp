@@ -121,6 +121,33 @@ rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
   return context.error;
 }
 
+std::chrono::milliseconds mlir::tp::runLimit(const ExecutionOptions &options) {
+  return rt::World::clampTimeout(rt::World::clampTimeout(options.timeout) *
+                                 std::max(1, options.steps));
+}
+
+/// Runs `program` options.steps times in a row as `rank`, timing each run
+/// and counting the host-device copies of the last one.
+static rt::Status runSteps(const CompiledProgram &program,
+                           const ExecutionOptions &options,
+                           rt::Backend &backend, rt::World &world, int rank,
+                           RankValues &values) {
+  values.steps = {};
+  for (int step = 0; step < std::max(1, options.steps); ++step) {
+    rt::Backend::HostTransfers before = backend.hostTransfers();
+    auto start = std::chrono::steady_clock::now();
+    TP_RETURN_IF_ERROR(program.run(backend, world, rank, values));
+    values.steps.millis.push_back(
+        std::chrono::duration<double, std::milli>(
+            std::chrono::steady_clock::now() - start)
+            .count());
+    rt::Backend::HostTransfers after = backend.hostTransfers();
+    values.steps.hostToDevice = after.hostToDevice - before.hostToDevice;
+    values.steps.deviceToHost = after.deviceToHost - before.deviceToHost;
+  }
+  return rt::Status::ok();
+}
+
 //===----------------------------------------------------------------------===//
 // Ranks as threads, or one rank of a multi-process run.
 //===----------------------------------------------------------------------===//
@@ -156,10 +183,11 @@ namespace {
 /// be interrupted) may outlive executeSPMD, so it holds its own reference.
 struct SpmdRun {
   SpmdRun(const ExecutionOptions &options, std::vector<RankValues> values)
-      : backend(options.backend), world(options.ranks, options.timeout,
-                                        options.trace),
+      : options(options), backend(options.backend),
+        world(options.ranks, options.timeout, options.trace),
         perRank(std::move(values)), running(options.ranks, true) {}
 
+  ExecutionOptions options;
   std::string backend;
   std::unique_ptr<CompiledProgram> program;
   rt::World world;
@@ -173,7 +201,8 @@ struct SpmdRun {
     std::unique_ptr<rt::Backend> rankBackend;
     rt::Status status = createBackend(backend, world, rank, rankBackend);
     if (status.isOk())
-      status = program->run(*rankBackend, world, rank, perRank[rank]);
+      status = runSteps(*program, options, *rankBackend, world, rank,
+                        perRank[rank]);
     if (!status.isOk())
       world.fail(rank, status.message());
     // Peers still waiting for this rank in a collective stop now.
@@ -255,15 +284,17 @@ rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
     threads.push_back(std::move(thread));
   }
 
-  // A quarter and 100 ms more than the timeout: a rank waiting on a peer
-  // reports its own wait first, which says more than this deadline does.
-  std::chrono::milliseconds timeout = rt::World::clampTimeout(options.timeout);
+  // A quarter and 100 ms more than the timeout (per step): a rank waiting
+  // on a peer reports its own wait first, which says more than this
+  // deadline does.
+  std::chrono::milliseconds timeout = runLimit(options);
   auto deadline = std::chrono::steady_clock::now() + timeout + timeout / 4 +
                   std::chrono::milliseconds(100);
   bool done = run->waitForRanks(deadline, /*untilFailure=*/true);
   if (!done && !run->world.failed())
     run->world.fail(-1, "the run took longer than the timeout of " +
-                            std::to_string(options.timeout.count()) + " ms");
+                            std::to_string(options.timeout.count()) + " ms" +
+                            (options.steps > 1 ? " per step" : ""));
   if (!done)
     done = run->waitForRanks(
         std::chrono::steady_clock::now() + stopGrace(options),
@@ -310,5 +341,5 @@ rt::Status mlir::tp::executeOneRank(func::FuncOp entry,
   // processes, reached by `backend` itself.
   rt::World world(options.ranks, options.timeout, options.trace);
   rt::configureCpuThreads(options.ranksPerNode);
-  return program->run(backend, world, rank, values);
+  return runSteps(*program, options, backend, world, rank, values);
 }

@@ -154,9 +154,38 @@ TEST(Wire, AnErrorTravelsWithItsMessage) {
   EXPECT_EQ(outcome.message(), "rank 3: no GPU");
 }
 
+TEST(Wire, StepTimesAndHostCopiesTravelWithTheResults) {
+  StepReport steps;
+  steps.millis = {12.5, 3.25, 3.0};
+  steps.hostToDevice = 1 << 20;
+  steps.deviceToHost = 4096;
+  Tensor t(DType::F32, {2});
+  Status outcome;
+  std::vector<Tensor> decoded;
+  StepReport back;
+  ASSERT_TRUE(decodeOutcome(encodeOutcome(Status::ok(), {t}, steps), outcome,
+                            decoded, &back)
+                  .isOk());
+  ASSERT_TRUE(outcome.isOk());
+  EXPECT_EQ(decoded.size(), 1u);
+  EXPECT_EQ(back.millis, steps.millis);
+  EXPECT_EQ(back.hostToDevice, steps.hostToDevice);
+  EXPECT_EQ(back.deviceToHost, steps.deviceToHost);
+  // A step count larger than the report could hold is refused before
+  // anything is allocated for it.
+  std::string bytes = encodeOutcome(Status::ok(), {}, {});
+  uint32_t huge = 0xffffffffu;
+  size_t countAt = bytes.size() - 2 * sizeof(int64_t) - sizeof(uint32_t);
+  bytes.replace(countAt, sizeof(huge),
+                std::string(reinterpret_cast<const char *>(&huge), sizeof(huge)));
+  EXPECT_FALSE(decodeOutcome(bytes, outcome, decoded, &back).isOk());
+}
+
 TEST(Wire, EveryTruncationIsRefused) {
   Tensor t(DType::F32, {4, 4});
-  std::string bytes = encodeOutcome(Status::ok(), {t, t});
+  StepReport steps;
+  steps.millis = {1.0, 2.0};
+  std::string bytes = encodeOutcome(Status::ok(), {t, t}, steps);
   for (size_t cut = 0; cut < bytes.size(); ++cut) {
     Status outcome;
     std::vector<Tensor> decoded;

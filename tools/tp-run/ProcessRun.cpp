@@ -121,7 +121,8 @@ static rt::Status decodeReports(const std::vector<std::string> &reports,
     rt::Status outcome;
     std::string where = "rank " + std::to_string(r) + ": ";
     rt::Status decoded =
-        rt::decodeOutcome(reports[r], outcome, perRank[r].results);
+        rt::decodeOutcome(reports[r], outcome, perRank[r].results,
+                          &perRank[r].steps);
     if (!decoded.isOk())
       return rt::Status::error(where + decoded.message());
     if (!outcome.isOk())
@@ -191,7 +192,7 @@ rt::Status run::runProcesses(mlir::func::FuncOp entry,
     spec.ranks = options.ranks;
     // The ranks' own run, as with threads, plus what threads do not pay:
     // starting the processes, compiling, and creating NCCL communicators.
-    std::chrono::milliseconds timeout = rt::World::clampTimeout(options.timeout);
+    std::chrono::milliseconds timeout = mlir::tp::runLimit(options);
     spec.timeout = timeout + timeout / 4 + std::chrono::seconds(30);
     TP_RETURN_IF_ERROR(rt::createNcclUniqueId(spec.bootstrap));
     std::vector<std::string> all;
@@ -205,14 +206,16 @@ rt::Status run::runProcesses(mlir::func::FuncOp entry,
   rt::Status ran;
   {
     // As the launchers allow: NCCL communicators take longer to create.
-    RunWatchdog watchdog(*group, options.timeout,
+    RunWatchdog watchdog(*group, mlir::tp::runLimit(options),
                          std::chrono::seconds(transport == "nccl" ? 30 : 10));
     ran = runRank(entry, options, transport, *group, perRank[rank]);
   }
   TP_RETURN_IF_ERROR(ran);
   std::vector<std::string> all;
   TP_RETURN_IF_ERROR(group->gather(
-      rt::encodeOutcome(rt::Status::ok(), perRank[rank].results), all));
+      rt::encodeOutcome(rt::Status::ok(), perRank[rank].results,
+                        perRank[rank].steps),
+      all));
   reports = group->collects();
   return reports ? decodeReports(all, perRank) : rt::Status::ok();
 #endif

@@ -11,6 +11,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -237,6 +238,32 @@ bool run::compareResults(const std::vector<mlir::tp::RankValues> &actual,
     }
   }
   return ok;
+}
+
+void run::printSteps(const std::vector<mlir::tp::RankValues> &perRank) {
+  // A step lasts as long as its slowest rank.
+  std::vector<double> slowest;
+  int64_t toDevice = 0, toHost = 0;
+  for (const mlir::tp::RankValues &values : perRank) {
+    const std::vector<double> &millis = values.steps.millis;
+    if (slowest.size() < millis.size())
+      slowest.resize(millis.size(), 0.0);
+    for (size_t s = 0; s < millis.size(); ++s)
+      slowest[s] = std::max(slowest[s], millis[s]);
+    toDevice += values.steps.hostToDevice;
+    toHost += values.steps.deviceToHost;
+  }
+  if (slowest.empty())
+    return;
+  std::vector<double> sorted = slowest;
+  std::sort(sorted.begin(), sorted.end());
+  llvm::outs() << "steps: " << slowest.size() << "; step time (slowest rank): "
+               << llvm::format("first %.3f ms, best %.3f ms, median %.3f ms",
+                               slowest.front(), sorted.front(),
+                               sorted[sorted.size() / 2])
+               << "\n"
+               << "host-device copies in the last step (all ranks): "
+               << toDevice << " B to the device, " << toHost << " B back\n";
 }
 
 void run::printResults(const std::vector<mlir::tp::RankValues> &perRank) {

@@ -46,6 +46,11 @@ rt::Status checkFoldersDisjoint(const std::string &inputDir,
 /// Prints "rank R result J: TYPE sum=S checksum=C" for every result.
 void printResults(const std::vector<mlir::tp::RankValues> &perRank);
 
+/// Prints the step times of a run with several steps (the slowest rank's
+/// per step: the first, the best and the median) and the bytes the last
+/// step copied between host and device on all ranks together.
+void printSteps(const std::vector<mlir::tp::RankValues> &perRank);
+
 /// Compares every result on every rank and prints a line per mismatch.
 /// Floats pass within `tolerance` of the normalized error (negative: by
 /// element type); integers must be equal. `worst` is the largest normalized

@@ -103,6 +103,12 @@ static cl::opt<int64_t>
     timeoutMs(cl::cat(runOptions), "timeout-ms",
               cl::desc("Give up when a rank waits longer than this"),
               cl::init(60000));
+static cl::opt<int> steps(
+    cl::cat(runOptions), "steps",
+    cl::desc("Run the program this many times in a row on the same inputs "
+             "and print each rank's step times and the bytes the last step "
+             "copied between host and device (results are the last step's)"),
+    cl::init(1));
 static cl::opt<bool> noRuntimeChecks(
     cl::cat(runOptions), "no-runtime-checks",
     cl::desc("Compile without upstream's runtime verification (out-of-bounds "
@@ -219,6 +225,9 @@ static bool checkOptions() {
     return refuse("--timeout-ms must be between 1 and " +
                   llvm::Twine(kLongestTimeoutMs) + " (11.6 days), got " +
                   llvm::Twine(timeoutMs.getValue()));
+  if (steps < 1 || steps > 1000)
+    return refuse("--steps must be between 1 and 1000, got " +
+                  llvm::Twine(steps.getValue()));
   if (dimSize < 0)
     return refuse("--dim-size must not be negative, got " +
                   llvm::Twine(dimSize.getValue()));
@@ -305,6 +314,7 @@ compareWithReference(ModuleOp reference, func::FuncOp entry,
   for (int r = 0; r < numRanks; ++r)
     referenceRuns[r].args = perRank[r].args;
   options.trace = nullptr;
+  options.steps = 1;
   if (!compareBackend.empty())
     options.backend = compareBackend;
   if (mpiGroup) {
@@ -483,6 +493,7 @@ static int runTool(int argc, char **argv,
   options.trace = trace.get();
   options.runtimeChecks = !noRuntimeChecks;
   options.reportCrashes = true;
+  options.steps = steps;
   options.abandonRunawayRanks = true;
   if (group)
     options.ranksPerNode = group->localSize();
@@ -501,10 +512,10 @@ static int runTool(int argc, char **argv,
             mlir::tp::CompiledProgram::compile(entry, options, compiled);
         !built)
       return fail(built.message());
-    std::chrono::milliseconds runLimit = rt::World::clampTimeout(options.timeout);
+    std::chrono::milliseconds limit = mlir::tp::runLimit(options);
     int runs = comparePipeline.getValue() == "\x01" ? 1 : 2;
     auto jobLimit = std::chrono::duration_cast<std::chrono::seconds>(
-        runs * (runLimit + runLimit / 4) + std::chrono::seconds(10 + numRanks));
+        runs * (limit + limit / 4) + std::chrono::seconds(10 + numRanks));
     return fail(
         ::tp::run::execUnderMpirun(commandLine, numRanks, jobLimit).message());
   }
@@ -552,6 +563,8 @@ static int runTool(int argc, char **argv,
   if (!status)
     return fail(status.message());
   ::tp::run::printResults(perRank);
+  if (steps.getNumOccurrences())
+    ::tp::run::printSteps(perRank);
   if (!dumpDir.empty()) {
     status = ::tp::run::dumpValues(dumpDir, perRank);
     if (!status)

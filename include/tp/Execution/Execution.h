@@ -15,6 +15,7 @@
 #include "tp/Runtime/Backend.h"
 #include "tp/Runtime/Status.h"
 #include "tp/Runtime/Tensor.h"
+#include "tp/Runtime/Wire.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -55,12 +56,21 @@ struct ExecutionOptions {
   /// Ranks sharing this node's cores in a run of one process per rank
   /// (executeOneRank): the BLAS thread pool is sized for them.
   int ranksPerNode = 1;
+  /// Runs of the program in a row on every rank, each on the same inputs
+  /// (a training or serving loop's steps); the results are the last run's.
+  /// The run's time limit grows with them.
+  int steps = 1;
 };
+
+/// How long the ranks' runs may take in all: the timeout per step.
+std::chrono::milliseconds runLimit(const ExecutionOptions &options);
 
 /// One rank's inputs (scalars as rank-0 tensors) and, after a run, results.
 struct RankValues {
   std::vector<rt::Tensor> args;
   std::vector<rt::Tensor> results;
+  /// Each run's time and the last run's host-device copies.
+  rt::StepReport steps;
 };
 
 /// The backends this build has, for --help and validation.

@@ -14,19 +14,31 @@
 #include "tp/Runtime/Status.h"
 #include "tp/Runtime/Tensor.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace tp::rt {
 
-/// `status` and, when it is ok, `results`.
+/// What a rank measured while running its program several times in a row
+/// (tp-run --steps): each run's wall time, and the bytes its last run copied
+/// between host and device memory (zero on the CPU backend).
+struct StepReport {
+  std::vector<double> millis;
+  int64_t hostToDevice = 0, deviceToHost = 0;
+};
+
+/// `status` and, when it is ok, `results` and `steps`.
 std::string encodeOutcome(const Status &status,
-                          const std::vector<Tensor> &results);
+                          const std::vector<Tensor> &results,
+                          const StepReport &steps = {});
 
 /// The inverse of encodeOutcome: `outcome` is the rank's status, `results` its
-/// tensors. Returns an error when `bytes` is not a whole outcome.
+/// tensors and `steps` (when given) its step report. Returns an error when
+/// `bytes` is not a whole outcome.
 Status decodeOutcome(const std::string &bytes, Status &outcome,
-                     std::vector<Tensor> &results);
+                     std::vector<Tensor> &results,
+                     StepReport *steps = nullptr);
 
 } // namespace tp::rt
 

@@ -49,7 +49,8 @@ private:
 } // namespace
 
 std::string tp::rt::encodeOutcome(const Status &status,
-                                  const std::vector<Tensor> &results) {
+                                  const std::vector<Tensor> &results,
+                                  const StepReport &steps) {
   Writer w;
   w.put(kMagic);
   w.put<uint8_t>(status.isOk());
@@ -65,11 +66,17 @@ std::string tp::rt::encodeOutcome(const Status &status,
       w.put<int64_t>(d);
     w.putBytes(t.data(), t.numBytes());
   }
+  w.put<uint32_t>(steps.millis.size());
+  for (double ms : steps.millis)
+    w.put<double>(ms);
+  w.put<int64_t>(steps.hostToDevice);
+  w.put<int64_t>(steps.deviceToHost);
   return w.bytes;
 }
 
 Status tp::rt::decodeOutcome(const std::string &bytes, Status &outcome,
-                             std::vector<Tensor> &results) {
+                             std::vector<Tensor> &results,
+                             StepReport *steps) {
   Reader r(bytes);
   auto malformed = [&](const char *what) {
     return Status::error("malformed rank report (" +
@@ -129,8 +136,20 @@ Status tp::rt::decodeOutcome(const std::string &bytes, Status &outcome,
       std::memcpy(t.mutableData(), data, size);
     results.push_back(std::move(t));
   }
+  uint32_t stepCount;
+  if (!r.get(stepCount) || stepCount > bytes.size() / sizeof(double))
+    return malformed("bad step count");
+  StepReport report;
+  report.millis.resize(stepCount);
+  for (double &ms : report.millis)
+    if (!r.get(ms))
+      return malformed("step times cut short");
+  if (!r.get(report.hostToDevice) || !r.get(report.deviceToHost))
+    return malformed("no host transfers");
   if (!r.atEnd())
     return malformed("trailing bytes");
+  if (steps)
+    *steps = std::move(report);
   outcome = Status::ok();
   return Status::ok();
 }

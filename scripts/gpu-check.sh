@@ -10,12 +10,16 @@
 #      weight gradients) on 4 ranks emulated on the GPU,
 #      against the unfused program on the CPU backend;
 #   3. the glue of an MLP block as PTX kernels (tp-lower-glue-to-nvvm),
-#      compiled ahead of time, against the block compiled for the CPU;
+#      compiled ahead of time, against the block compiled for the CPU; then a
+#      transformer layer (attention + MLP) end to end with tp-run on 8 ranks
+#      on one GPU, fused and unfused, 10 steps each: step times and the
+#      host-device bytes per step (tables.md);
 #   4. one benchmark table (tp-gpu-bench, bf16, 8 ranks on one GPU);
 #   then the rest: the numerics on 1, 2, 4 and 8 ranks with more schedules,
 #   over NCCL (one process per GPU: every GPU when there are several, one
-#   rank otherwise, as NCCL refuses two ranks on one GPU), one tp-run over
-#   NCCL end to end, and the benchmark with 2 pieces and in FP8.
+#   rank otherwise, as NCCL refuses two ranks on one GPU), the transformer
+#   layer over NCCL, one tp-run over NCCL end to end, and the benchmark with
+#   2 pieces and in FP8.
 #
 #   scripts/gpu-check.sh [--out DIR]                      # builds what is missing
 #   scripts/gpu-check.sh --prebuilt DIR|ARCHIVE [--out DIR] # builds nothing
@@ -32,14 +36,14 @@
 # would skip on a machine without a GPU.
 #
 # Time: every step has its own timeout, cut to what is left of the budget
-# (--budget, default 450 s after the build); a step the budget no longer
+# (--budget, default 500 s after the build); a step the budget no longer
 # allows is not run, and counts as a failure. Estimate on one H200 (16
 # cores, from the sizes: 0.25 s per tp-run on a CPU, plus ~1.5 s of CUDA and
 # cuBLASLt start per process, 8 processes at a time; NCCL start ~3 s):
 #   device query 2 s, unit tests 45 s, quick numerics 3 x 15 s, GPU glue
-#   5 s, benchmark 20 s, full numerics 35 + 45 s, NCCL numerics 60 + 15 s,
-#   end to end 10 s, two more benchmarks 2 x 20 s: about 5.8 minutes, under 8
-#   even at 1.35x.
+#   5 s, transformer layer 2 x 15 s, benchmark 20 s, full numerics 35 + 45 s,
+#   NCCL numerics 60 + 15 s, layer over NCCL 2 x 15 s, end to end 10 s, two
+#   more benchmarks 2 x 20 s: about 6.8 minutes, under 8 even at 1.15x.
 # Exits 1 on any failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,7 +52,7 @@ usage() {
   echo "usage: scripts/gpu-check.sh [--prebuilt DIR|ARCHIVE] [--out DIR] [--budget SECONDS]"
   exit 1
 }
-prebuilt_arg='' out='' budget=450
+prebuilt_arg='' out='' budget=500
 while [ $# -gt 0 ]; do
   case $1 in
     --prebuilt) [ $# -ge 2 ] || usage; prebuilt_arg=$2; shift 2 ;;
@@ -246,6 +250,38 @@ step "numerics all_gather_contract: 4 ranks, bf16 and f32" 60 \
 step "GPU glue: the MLP block's glue kernels vs the CPU, 4 ranks" 60 \
   "$bin/tp-glue-gpu-check"
 
+# A whole transformer layer (attention + MLP, bf16, 8 x 128 tokens, hidden
+# 1024) end to end, fused and unfused, 10 steps each, against the unfused
+# layer on the CPU backend: its step times and the bytes a step copies
+# between host and device (glue runs on the host under tp-run, so they are
+# more than the inputs and outputs) go to tables.md.
+layer_program() {  # layer_program RANKS FILE
+  python3 "$root/test/Runtime/Inputs/glue_numerics.py" --emit transformer_block --ranks "$1" \
+    --dtypes bf16 --sizes 128,1024,4096,16,64 > "$2"
+}
+layer_table_row() {  # layer_table_row LABEL: from the last step's log
+  local file
+  file=$(ls "$out/$(printf '%02d' "$steps")"-*.log 2> /dev/null | head -n 1)
+  local times bytes
+  times=$(sed -n 's/^steps: [0-9]*; step time (slowest rank): //p' "$file" 2> /dev/null)
+  bytes=$(sed -n 's/^host-device copies in the last step (all ranks): //p' "$file" 2> /dev/null)
+  echo "| $1 | ${times:-did not run} | ${bytes:--} |" >> "$out/tables.md"
+}
+{ echo "### transformer layer (attention + MLP, bf16, 128 tokens per rank, hidden 1024), 10 steps"; echo
+  echo "| run | step time | host-device bytes per step |"; echo "|---|---|---|"; } >> "$out/tables.md"
+if layer_program 8 "$out/transformer_layer_8.mlir"; then
+  for pipeline in tp-async-tp-pipeline cse; do
+    label="8 ranks on one GPU, $([ $pipeline = cse ] && echo unfused || echo fused)"
+    step "transformer layer: $label, vs CPU" 120 \
+      "$bin/tp-run" "$out/transformer_layer_8.mlir" --ranks 8 --backend cuda --pipeline "$pipeline" \
+      --steps 10 --compare-pipeline '' --compare-backend cpu
+    layer_table_row "$label"
+  done
+else
+  summary+=("transformer layer: cannot write the program (python3 with numpy?)")
+  status=1
+fi
+
 # Also writes a cost-model target description measured on this GPU.
 bench "benchmark bf16: 8 ranks on one GPU, M = 8192" --ranks 8 --tokens 8192 \
   --write-target "$out/gpu-target.json"
@@ -285,6 +321,16 @@ func.func @layer(%x: tensor<64x128xbf16>, %w: tensor<128x256xbf16>) -> tensor<${
   return %y : tensor<${rows}x256xbf16>
 }
 EOF
+if layer_program "$n" "$e2e/layer_$n.mlir"; then
+  for pipeline in tp-async-tp-pipeline cse; do
+    label="$n rank(s) over NCCL, $([ $pipeline = cse ] && echo unfused || echo fused)"
+    step "transformer layer: $label, vs CPU" 120 \
+      "$bin/tp-run" "$e2e/layer_$n.mlir" --ranks "$n" --backend cuda --transport nccl \
+      --pipeline "$pipeline" --steps 10 --compare-pipeline '' --compare-backend cpu
+    layer_table_row "$label"
+  done
+fi
+echo >> "$out/tables.md"
 step "tp-run over NCCL end to end: $n rank(s), results, dump and traces" 90 \
   sh -c '"$@" && ls "$0/t.rank0.json" "$0/dump/rank0/result0.npy"' "$e2e" \
   "$bin/tp-run" "$e2e/layer.mlir" --ranks "$n" --backend cuda --transport nccl \

@@ -14,6 +14,7 @@ the IR).
     glue_numerics.py --tp-opt BIN --tp-run BIN PROGRAM... [--ranks 1 2 4 8]
                      [--dtypes f32 bf16]
                      [--transport mpi]
+    glue_numerics.py --emit PROGRAM --ranks G --dtypes DT [--sizes S,H,F,NH,HD]
 
 Prints one line per run and a final "passed N of N" line; exits 1 on any
 failure. Needs numpy.
@@ -331,25 +332,26 @@ def concat_insert(g, dt):
     return text, [[S, H], [H, Fl], [H, Fl], [2 * Fl, H]], ref, 2
 
 
-def attention_block(g, dt):
-    """x -> RMSNorm -> one all-gather shared by Q, K, V -> heads -> softmax(QK^T
-    / sqrt(d)) V -> row-parallel output projection -> reduce-scatter ->
-    + residual."""
-    p = Program(dt, g)
+def emit_attention(p, x, w):
+    """x + attention(RMSNorm(x)) on one rank's S rows: one all-gather shared
+    by Q, K, V, heads, softmax(QK^T / sqrt(d)) V, the row-parallel output
+    projection and its reduce-scatter. `w` names the weights (wn, wq, wk,
+    wv, wo)."""
+    dt, g = p.dt, p.g
     T, NHl = S * g, NH // g
     D = NHl * HD
-    G = gather(p, p.rmsnorm("%in_x", "%in_wn", S), S, H)
+    G = gather(p, p.rmsnorm(x, w["wn"], S), S, H)
 
-    def heads(w, perm, shape):
-        v = matmul(p, G, w, T, H, D)
+    def heads(wname, perm, shape):
+        v = matmul(p, G, w[wname], T, H, D)
         v3, _ = p.emit(f"tensor.expand_shape {v} [[0], [1, 2]] output_shape [{T}, {NHl}, {HD}] : "
                        f"{t([T, D], dt)} into {t([T, NHl, HD], dt)}", [T, NHl, HD])
         e, _ = p.emit(f"tensor.empty() : {t(shape, dt)}", shape)
         return p.emit(f"linalg.transpose ins({v3} : {t([T, NHl, HD], dt)}) outs({e} : "
                       f"{t(shape, dt)}) permutation = {perm}", shape)[0]
-    q = heads("%in_wq", "[1, 0, 2]", [NHl, T, HD])
-    kt = heads("%in_wk", "[1, 2, 0]", [NHl, HD, T])
-    v = heads("%in_wv", "[1, 0, 2]", [NHl, T, HD])
+    q = heads("wq", "[1, 0, 2]", [NHl, T, HD])
+    kt = heads("wk", "[1, 2, 0]", [NHl, HD, T])
+    v = heads("wv", "[1, 0, 2]", [NHl, T, HD])
     s, _ = p.emit(f"tp.batch_matmul {q}, {kt} : {t([NHl, T, HD], dt)}, {t([NHl, HD, T], dt)} -> "
                   f"{t([NHl, T, T], dt)}", [NHl, T, T])
     s2, _ = p.emit(f"tensor.collapse_shape {s} [[0, 1], [2]] : {t([NHl, T, T], dt)} into "
@@ -364,33 +366,41 @@ def attention_block(g, dt):
                    f"{t([T, NHl, HD], dt)}) permutation = [1, 0, 2]", [T, NHl, HD])
     o2, _ = p.emit(f"tensor.collapse_shape {ot} [[0], [1, 2]] : {t([T, NHl, HD], dt)} into "
                    f"{t([T, D], dt)}", [T, D])
-    y = scatter(p, matmul(p, o2, "%in_wo", T, D, H), T, H)
-    out, _ = p.emit(f"arith.addf {y}, %in_x : {t([S, H], dt)}", [S, H])
-    text = p.function([("%in_x", t([S, H], dt)), ("%in_wn", t([H], dt)), ("%in_wq", t([H, D], dt)),
-                       ("%in_wk", t([H, D], dt)), ("%in_wv", t([H, D], dt)), ("%in_wo", t([D, H], dt))],
-                      [(out, t([S, H], dt))])
-
-    def ref(ins):
-        full = np.concatenate([np_rmsnorm(i[0], i[1]) for i in ins])
-        total = 0
-        for i in ins:
-            q, k, v = (full @ w for w in i[2:5])
-            split = lambda m: m.reshape(T, NHl, HD).transpose(1, 0, 2)
-            pr = np_softmax(split(q) @ split(k).transpose(0, 2, 1) / np.sqrt(HD))
-            o = (pr @ split(v)).transpose(1, 0, 2).reshape(T, D)
-            total = total + o @ i[5]
-        return [[total[r * S:(r + 1) * S] + ins[r][0]] for r in range(len(ins))]
-    return text, [[S, H], [H], [H, D], [H, D], [H, D], [D, H]], ref, 2
+    y = scatter(p, matmul(p, o2, w["wo"], T, D, H), T, H)
+    return p.emit(f"arith.addf {y}, {x} : {t([S, H], dt)}", [S, H])[0]
 
 
-def mlp_block(g, dt):
-    """x -> RMSNorm -> all-gather -> SiLU(x Wg) * (x Wu) -> Wd -> reduce-scatter
-    -> + residual."""
-    p = Program(dt, g)
+def attention_weights(dt, g):
+    D = NH // g * HD
+    return [("wn", [H]), ("wq", [H, D]), ("wk", [H, D]), ("wv", [H, D]), ("wo", [D, H])]
+
+
+def np_attention(xs, ws):
+    """Every rank's output of emit_attention, from every rank's x and
+    weights (dicts)."""
+    g = len(xs)
+    T, NHl = S * g, NH // g
+    D = NHl * HD
+    full = np.concatenate([np_rmsnorm(x, w["wn"]) for x, w in zip(xs, ws)])
+    total = 0
+    for w in ws:
+        q, k, v = (full @ w[n] for n in ("wq", "wk", "wv"))
+        split = lambda m: m.reshape(T, NHl, HD).transpose(1, 0, 2)
+        pr = np_softmax(split(q) @ split(k).transpose(0, 2, 1) / np.sqrt(HD))
+        o = (pr @ split(v)).transpose(1, 0, 2).reshape(T, D)
+        total = total + o @ w["wo"]
+    return [total[r * S:(r + 1) * S] + xs[r] for r in range(g)]
+
+
+def emit_mlp(p, x, w):
+    """x + W_d(SiLU(RMSNorm(x) W_g) * RMSNorm(x) W_u) on one rank's S rows,
+    the norm's output gathered, the down projection reduce-scattered. `w`
+    names the weights (wn, wg, wu, wd)."""
+    dt, g = p.dt, p.g
     T, Fl = S * g, F // g
-    G = gather(p, p.rmsnorm("%in_x", "%in_wn", S), S, H)
-    gate = matmul(p, G, "%in_wg", T, H, Fl)
-    up = matmul(p, G, "%in_wu", T, H, Fl)
+    G = gather(p, p.rmsnorm(x, w["wn"], S), S, H)
+    gate = matmul(p, G, w["wg"], T, H, Fl)
+    up = matmul(p, G, w["wu"], T, H, Fl)
     gf = p.convert(gate, [T, Fl], dt, "f32")
     neg, _ = p.emit(f"arith.negf {gf} : {t([T, Fl], 'f32')}", [T, Fl], "f32")
     ex, _ = p.emit(f"math.exp {neg} : {t([T, Fl], 'f32')}", [T, Fl], "f32")
@@ -399,24 +409,77 @@ def mlp_block(g, dt):
     silu, _ = p.emit(f"arith.divf {gf}, {den} : {t([T, Fl], 'f32')}", [T, Fl], "f32")
     h, _ = p.emit(f"arith.mulf {p.convert(silu, [T, Fl], 'f32', dt)}, {up} : {t([T, Fl], dt)}",
                   [T, Fl])
-    y = scatter(p, matmul(p, h, "%in_wd", T, Fl, H), T, H)
-    out, _ = p.emit(f"arith.addf {y}, %in_x : {t([S, H], dt)}", [S, H])
-    text = p.function([("%in_x", t([S, H], dt)), ("%in_wn", t([H], dt)), ("%in_wg", t([H, Fl], dt)),
-                       ("%in_wu", t([H, Fl], dt)), ("%in_wd", t([Fl, H], dt))], [(out, t([S, H], dt))])
+    y = scatter(p, matmul(p, h, w["wd"], T, Fl, H), T, H)
+    return p.emit(f"arith.addf {y}, {x} : {t([S, H], dt)}", [S, H])[0]
+
+
+def mlp_weights(dt, g):
+    Fl = F // g
+    return [("wn", [H]), ("wg", [H, Fl]), ("wu", [H, Fl]), ("wd", [Fl, H])]
+
+
+def np_mlp(xs, ws):
+    g = len(xs)
+    full = np.concatenate([np_rmsnorm(x, w["wn"]) for x, w in zip(xs, ws)])
+    total = 0
+    for w in ws:
+        gate = full @ w["wg"]
+        total = total + (gate / (1 + np.exp(-gate)) * (full @ w["wu"])) @ w["wd"]
+    return [total[r * S:(r + 1) * S] + xs[r] for r in range(g)]
+
+
+def block_program(g, dt, parts):
+    """x through `parts` ((name, emitter, weights, numpy reference) in
+    order), each with its own weights (%in_<name>_<weight>)."""
+    p = Program(dt, g)
+    args, shapes, x = [("%in_x", t([S, H], dt))], [[S, H]], "%in_x"
+    for name, emit, weights, _ in parts:
+        names = {}
+        for wname, shape in weights(dt, g):
+            names[wname] = f"%in_{name}_{wname}"
+            args.append((names[wname], t(shape, dt)))
+            shapes.append(shape)
+        x = emit(p, x, names)
+    text = p.function(args, [(x, t([S, H], dt))])
 
     def ref(ins):
-        full = np.concatenate([np_rmsnorm(i[0], i[1]) for i in ins])
-        total = 0
-        for i in ins:
-            gate = full @ i[2]
-            total = total + (gate / (1 + np.exp(-gate)) * (full @ i[3])) @ i[4]
-        return [[total[r * S:(r + 1) * S] + ins[r][0]] for r in range(len(ins))]
-    return text, [[S, H], [H], [H, Fl], [H, Fl], [Fl, H]], ref, 2
+        xs = [i[0] for i in ins]
+        at = 1
+        for name, _, weights, np_ref in parts:
+            keys = [wname for wname, _ in weights(dt, g)]
+            ws = [dict(zip(keys, i[at:at + len(keys)])) for i in ins]
+            xs = np_ref(xs, ws)
+            at += len(keys)
+        return [[x] for x in xs]
+    return text, shapes, ref, 2 * len(parts)
+
+
+ATTENTION = ("attn", emit_attention, attention_weights, np_attention)
+MLP = ("mlp", emit_mlp, mlp_weights, np_mlp)
+
+
+def attention_block(g, dt):
+    """x -> RMSNorm -> one all-gather shared by Q, K, V -> heads -> softmax(QK^T
+    / sqrt(d)) V -> row-parallel output projection -> reduce-scatter ->
+    + residual."""
+    return block_program(g, dt, [ATTENTION])
+
+
+def mlp_block(g, dt):
+    """x -> RMSNorm -> all-gather -> SiLU(x Wg) * (x Wu) -> Wd -> reduce-scatter
+    -> + residual."""
+    return block_program(g, dt, [MLP])
+
+
+def transformer_block(g, dt):
+    """An attention block, then an MLP block on its output: a whole
+    sequence-parallel transformer layer."""
+    return block_program(g, dt, [ATTENTION, MLP])
 
 
 PROGRAMS = {f.__name__: f for f in [
     layernorm_gather_matmul, rmsnorm_gather_matmul, softmax_matmul_scatter, heads_transpose,
-    concat_insert, attention_block, mlp_block]}
+    concat_insert, attention_block, mlp_block, transformer_block]}
 
 # Largest |fused - numpy| / max |numpy| accepted: bf16 rounds every stored
 # intermediate (norm outputs, products, probabilities) to 8 bits.
@@ -458,15 +521,43 @@ def check(name, g, dt, args, tmp):
     return True, f"fused vs unfused {error}, vs numpy {worst:.2e}"
 
 
+def set_sizes(sizes):
+    """Replaces the sizes every program uses (S,H,F,NH,HD), for --emit."""
+    global S, H, F, NH, HD, INVERSE_RMS
+    old_h = H
+    S, H, F, NH, HD = sizes
+    INVERSE_RMS = INVERSE_RMS.replace(f"arith.constant {float(old_h)} : f32",
+                                      f"arith.constant {float(H)} : f32")
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("programs", nargs="+", choices=sorted(PROGRAMS))
-    parser.add_argument("--tp-opt", required=True)
-    parser.add_argument("--tp-run", required=True)
+    parser.add_argument("programs", nargs="*", help=", ".join(sorted(PROGRAMS)))
+    parser.add_argument("--tp-opt")
+    parser.add_argument("--tp-run")
     parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    parser.add_argument("--emit", choices=sorted(PROGRAMS),
+                        help="print this program for the first --ranks and --dtypes, and stop")
+    parser.add_argument("--sizes", default=None,
+                        help="with --emit: S,H,F,NH,HD (rows per rank, hidden, ffn, heads, head dim)")
     add_transport(parser)
     args = parser.parse_args()
+    if args.emit:
+        if args.sizes:
+            sizes = [int(v) for v in args.sizes.split(",")]
+            g = args.ranks[0]
+            if len(sizes) != 5 or min(sizes) < 1 or sizes[2] % g or sizes[3] % g:
+                parser.error("--sizes takes S,H,F,NH,HD, all positive, F and NH divisible by --ranks")
+            set_sizes(sizes)
+        text = PROGRAMS[args.emit](args.ranks[0], args.dtypes[0])[0]
+        print(f"shard.grid @tp(shape = {args.ranks[0]})\n" + text, end="")
+        return
+    if not args.programs or not args.tp_opt or not args.tp_run:
+        parser.error("give PROGRAM... with --tp-opt and --tp-run, or --emit PROGRAM")
+    unknown = [name for name in args.programs if name not in PROGRAMS]
+    if unknown:
+        parser.error(f"unknown programs {unknown}: choose from {', '.join(sorted(PROGRAMS))}")
     run_matrix(args.programs, args.ranks, args.dtypes,
                lambda name, g, dt, tmp: check(name, g, dt, args, tmp))
 

@@ -12,8 +12,9 @@
 #   3. the glue of an MLP block as PTX kernels (tp-lower-glue-to-nvvm),
 #      compiled ahead of time, against the block compiled for the CPU; then a
 #      transformer layer (attention + MLP) end to end with tp-run on 8 ranks
-#      on one GPU, fused and unfused, 10 steps each: step times and the
-#      host-device bytes per step (tables.md);
+#      on one GPU, fused and unfused, and fused with its glue on the GPU
+#      (--glue gpu), 10 steps each: step times and the host-device bytes per
+#      step (tables.md);
 #   4. one benchmark table (tp-gpu-bench, bf16, 8 ranks on one GPU);
 #   then the rest: the numerics on 1, 2, 4 and 8 ranks with more schedules,
 #   over NCCL (one process per GPU: every GPU when there are several, one
@@ -41,9 +42,9 @@
 # cores, from the sizes: 0.25 s per tp-run on a CPU, plus ~1.5 s of CUDA and
 # cuBLASLt start per process, 8 processes at a time; NCCL start ~3 s):
 #   device query 2 s, unit tests 45 s, quick numerics 3 x 15 s, GPU glue
-#   5 s, transformer layer 2 x 15 s, benchmark 20 s, full numerics 35 + 45 s,
+#   5 s, transformer layer 3 x 15 s, benchmark 20 s, full numerics 35 + 45 s,
 #   NCCL numerics 60 + 15 s, layer over NCCL 2 x 15 s, end to end 10 s, two
-#   more benchmarks 2 x 20 s: about 6.8 minutes, under 8 even at 1.15x.
+#   more benchmarks 2 x 20 s: about 7 minutes, under 8.3 even at 1.2x.
 # Exits 1 on any failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -277,6 +278,13 @@ if layer_program 8 "$out/transformer_layer_8.mlir"; then
       --steps 10 --compare-pipeline '' --compare-backend cpu
     layer_table_row "$label"
   done
+  # Glue compiled for the GPU too (PTX for sm_80, which the driver compiles
+  # for any newer GPU): every buffer stays in host-shared memory.
+  label="8 ranks on one GPU, fused, glue on the GPU"
+  step "transformer layer: $label, vs CPU" 120 \
+    "$bin/tp-run" "$out/transformer_layer_8.mlir" --ranks 8 --backend cuda --glue gpu --gpu-chip sm_80 \
+    --pipeline tp-async-tp-pipeline --steps 10 --compare-pipeline '' --compare-backend cpu
+  layer_table_row "$label"
 else
   summary+=("transformer layer: cannot write the program (python3 with numpy?)")
   status=1

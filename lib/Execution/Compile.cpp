@@ -159,8 +159,10 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   return symbols;
 }
 
-/// JIT-compiles the lowered `module` for the host CPU into `impl`.
-static rt::Status jit(ModuleOp module, CompiledProgram::Impl &impl) {
+/// JIT-compiles the lowered `module` for the host CPU into `impl`; `glue`
+/// adds the entry points its code calls.
+static rt::Status jit(ModuleOp module, const GlueLowering *glue,
+                      CompiledProgram::Impl &impl) {
   initializeNativeTarget();
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
@@ -188,7 +190,14 @@ static rt::Status jit(ModuleOp module, CompiledProgram::Impl &impl) {
     return rt::Status::error("cannot JIT @" + impl.entryName + ": " +
                              llvm::toString(engine.takeError()));
   impl.engine = std::move(*engine);
-  impl.engine->registerSymbols(runtimeSymbols);
+  impl.engine->registerSymbols([glue](llvm::orc::MangleAndInterner mangle) {
+    llvm::orc::SymbolMap symbols = runtimeSymbols(mangle);
+    if (glue)
+      for (const auto &[name, address] : glue->symbols)
+        symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                 llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   impl.engine->initialize();
   auto function = impl.engine->lookupPacked(exec::kWrapperName);
   if (!function)
@@ -242,18 +251,31 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
                              BoolAttr::get(context, false));
 
   std::string what = "cannot compile @" + entry.getName().str();
-  LowerToLLVMOptions pipeline;
-  pipeline.runtimeChecks = options.runtimeChecks;
-  TP_RETURN_IF_ERROR(runPasses(
-      *module, [&](OpPassManager &pm) { buildBufferizePipeline(pm, pipeline); },
-      what));
-  addWrapper(copiedEntry);
-  TP_RETURN_IF_ERROR(runPasses(
-      *module,
-      [&](OpPassManager &pm) { buildBuffersToLLVMPipeline(pm, pipeline); },
-      what));
+  if (const GlueLowering *glue = options.glue) {
+    what += " with its glue for " + glue->name;
+    DialectRegistry glueDialects;
+    glue->registerDialects(glueDialects);
+    context->appendDialectRegistry(glueDialects);
+    TP_RETURN_IF_ERROR(runPasses(*module, glue->bufferize, what));
+    // After the buffers are shared: the wrapper hands the entry host memory
+    // and takes back the host copies of its results.
+    addWrapper(copiedEntry);
+    TP_RETURN_IF_ERROR(runPasses(*module, glue->lower, what));
+  } else {
+    LowerToLLVMOptions pipeline;
+    pipeline.runtimeChecks = options.runtimeChecks;
+    TP_RETURN_IF_ERROR(runPasses(
+        *module,
+        [&](OpPassManager &pm) { buildBufferizePipeline(pm, pipeline); },
+        what));
+    addWrapper(copiedEntry);
+    TP_RETURN_IF_ERROR(runPasses(
+        *module,
+        [&](OpPassManager &pm) { buildBuffersToLLVMPipeline(pm, pipeline); },
+        what));
+  }
 
-  TP_RETURN_IF_ERROR(jit(*module, *impl));
+  TP_RETURN_IF_ERROR(jit(*module, options.glue, *impl));
   program.reset(new CompiledProgram(std::move(impl)));
   program->compileMillis = std::chrono::duration<double, std::milli>(
                                std::chrono::steady_clock::now() - start)

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuGlue.h"
 #include "ProcessRun.h"
 #include "Source.h"
 #include "Values.h"
@@ -109,6 +110,16 @@ static cl::opt<int> steps(
              "and print each rank's step times and the bytes the last step "
              "copied between host and device (results are the last step's)"),
     cl::init(1));
+static cl::opt<std::string> glueTarget(
+    cl::cat(runOptions), "glue",
+    cl::desc("Where the glue between tp ops runs: cpu (compiled for the host) "
+             "or gpu (kernels in PTX, buffers in host-shared memory; with "
+             "--backend cuda)"),
+    cl::init("cpu"));
+static cl::opt<std::string>
+    gpuChip(cl::cat(runOptions), "gpu-chip",
+            cl::desc("With --glue gpu: the SM the kernels are compiled for"),
+            cl::init("sm_90"));
 static cl::opt<bool> noRuntimeChecks(
     cl::cat(runOptions), "no-runtime-checks",
     cl::desc("Compile without upstream's runtime verification (out-of-bounds "
@@ -315,6 +326,8 @@ compareWithReference(ModuleOp reference, func::FuncOp entry,
     referenceRuns[r].args = perRank[r].args;
   options.trace = nullptr;
   options.steps = 1;
+  // The reference keeps its glue on the host.
+  options.glue = nullptr;
   if (!compareBackend.empty())
     options.backend = compareBackend;
   if (mpiGroup) {
@@ -387,6 +400,10 @@ static int runTool(int argc, char **argv,
     return fail("--transport nccl runs the cuda backend; add --backend cuda");
   if (transport == "mpi" && backendName != "cpu")
     return fail("--transport mpi runs the cpu backend; add --backend cpu");
+  if (glueTarget != "cpu" && glueTarget != "gpu")
+    return fail("unknown --glue '" + glueTarget + "'; expected cpu or gpu");
+  if (glueTarget == "gpu" && backendName != "cuda")
+    return fail("--glue gpu runs with the cuda backend; add --backend cuda");
   if (transport == "mpi" && !compareBackend.empty() && compareBackend != "cpu")
     return fail("with --transport mpi the compared program runs on the cpu "
                 "backend too; drop --compare-backend");
@@ -494,6 +511,9 @@ static int runTool(int argc, char **argv,
   options.runtimeChecks = !noRuntimeChecks;
   options.reportCrashes = true;
   options.steps = steps;
+  if (glueTarget == "gpu")
+    if (rt::Status made = ::tp::run::gpuGlue(gpuChip, options.glue); !made)
+      return fail(made.message());
   options.abandonRunawayRanks = true;
   if (group)
     options.ranksPerNode = group->localSize();

@@ -20,11 +20,17 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+} // namespace mlir
 
 namespace mlir::tp {
 
@@ -33,6 +39,18 @@ namespace rt = ::tp::rt;
 
 /// The element type of a tensor or scalar MLIR type, if the runtime has it.
 std::optional<rt::DType> toDType(Type type);
+
+/// A lowering of the glue for other than the host CPU (tp-run --glue gpu):
+/// the passes before and after the driver adds the entry's wrapper, the
+/// dialects and translations they produce, and the entry points their code
+/// calls beyond the runtime's. A tool that links those libraries provides
+/// it, so this library does not.
+struct GlueLowering {
+  std::string name;
+  std::function<void(OpPassManager &)> bufferize, lower;
+  std::function<void(DialectRegistry &)> registerDialects;
+  std::vector<std::pair<std::string, void *>> symbols;
+};
 
 struct ExecutionOptions {
   int ranks = 1;
@@ -60,6 +78,8 @@ struct ExecutionOptions {
   /// (a training or serving loop's steps); the results are the last run's.
   /// The run's time limit grows with them.
   int steps = 1;
+  /// Where glue runs: the host CPU (null) or what this lowering targets.
+  const GlueLowering *glue = nullptr;
 };
 
 /// How long the ranks' runs may take in all: the timeout per step.

@@ -11,8 +11,8 @@
 // and linked with TPRuntimeCuda, whose mgpu* entry points load the PTX and
 // launch the kernels (lib/Runtime/Cuda/GpuHost.cpp), it runs as a program.
 //
-// tp-opt carries the pipeline (tp-run and embedders do not link the GPU
-// libraries).
+// tp-opt carries the pipeline, and tp-run in builds with CUDA (`--glue gpu`);
+// TPExecution and embedders do not link the GPU libraries.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,9 +51,21 @@ struct GlueToNVVMOptions : public PassPipelineOptions<GlueToNVVMOptions> {
                        llvm::cl::init(3)};
 };
 
-/// Appends the pipeline to `pm` (a module pass manager).
+/// Appends the pipeline to `pm` (a module pass manager): the two halves
+/// below, in a row.
 void buildGlueToNVVMPipeline(OpPassManager &pm,
                              const GlueToNVVMOptions &options);
+
+/// The first half: the options checked, the program bufferized (tp ops as
+/// runtime calls) and its buffers made host-shared. A driver may add host
+/// functions of its own (a calling-convention wrapper) after it.
+void buildGlueBufferizePipeline(OpPassManager &pm,
+                                const GlueToNVVMOptions &options);
+
+/// The second half: the glue mapped to GPU kernels, compiled to PTX, and the
+/// host code lowered to the LLVM dialect.
+void buildGlueKernelsPipeline(OpPassManager &pm,
+                              const GlueToNVVMOptions &options);
 
 /// Registers `tp-lower-glue-to-nvvm` and `tp-gpu-shared-buffers`.
 void registerGlueToNVVMPipeline();

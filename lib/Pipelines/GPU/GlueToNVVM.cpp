@@ -156,6 +156,12 @@ static void buildKernelsToNVVM(OpPassManager &pm,
 
 void tp::buildGlueToNVVMPipeline(OpPassManager &pm,
                                  const GlueToNVVMOptions &options) {
+  buildGlueBufferizePipeline(pm, options);
+  buildGlueKernelsPipeline(pm, options);
+}
+
+void tp::buildGlueBufferizePipeline(OpPassManager &pm,
+                                    const GlueToNVVMOptions &options) {
   pm.addPass(std::make_unique<CheckNVVMTargetPass>(options));
   // Runtime verification asserts on the host; kernels have no way to report.
   LowerToLLVMOptions bufferize;
@@ -163,6 +169,10 @@ void tp::buildGlueToNVVMPipeline(OpPassManager &pm,
   buildBufferizePipeline(pm, bufferize);
   // Kernels, the runtime and the host code share every buffer.
   pm.addNestedPass<func::FuncOp>(createSharedBuffersPass());
+}
+
+void tp::buildGlueKernelsPipeline(OpPassManager &pm,
+                                  const GlueToNVVMOptions &options) {
   // Each linalg op on buffers becomes a parallel loop nest (reductions stay
   // sequential inside), its outer parallel loops map to blocks and threads.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -199,6 +209,10 @@ void tp::registerGlueToNVVMDialects(DialectRegistry &registry) {
   ub::registerConvertUBToLLVMInterface(registry);
   registerBuiltinDialectTranslation(registry);
   registerGPUDialectTranslation(registry);
+  // gpu.binary's default handler (#gpu.select_object) embeds the PTX: a
+  // translation inside this process (a JIT) needs it; mlir-translate
+  // registers it on its own.
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
   registerLLVMDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
 }

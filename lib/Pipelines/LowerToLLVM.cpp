@@ -197,6 +197,9 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Frees right after last uses: peak memory follows the live buffers, not
+  // the program's length.
+  pm.addPass(tp::createTPFreeBuffersEarly());
 }
 
 void tp::buildBuffersToLLVMPipeline(OpPassManager &pm,

@@ -96,6 +96,23 @@ def TPCheckIntegerDivision : Pass<"tp-check-integer-division"> {
                            "::mlir::cf::ControlFlowDialect"];
 }
 
+def TPFreeBuffersEarly : Pass<"tp-free-buffers-early"> {
+  let summary = "Free each buffer after its last use instead of at its block's end";
+  let description = [{
+    Upstream's ownership-based deallocation frees a block's buffers just
+    before the block's terminator, so in straight-line code every
+    intermediate stays allocated until the function returns: a program's
+    peak memory grows with its length. This pass moves each unconditional
+    `memref.dealloc` of a `memref.alloc` made in the same block up to just
+    after the last op of that block that uses the buffer or anything that
+    may alias it: views and casts of it, and any memref an op returns or
+    yields after taking it (a call, a loop). A buffer whose alias leaves the
+    block (returned, yielded, branched with, or taken as a raw pointer) is
+    left where it is. Runs after the deallocation pipeline.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def TPExpandMultiDynamicReshapes : Pass<"tp-expand-multi-dynamic-reshapes"> {
   let summary = "Work around MLIR 22's crash on expand_shape with several "
                 "dynamic sizes per group";

@@ -256,6 +256,10 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
     DialectRegistry glueDialects;
     glue->registerDialects(glueDialects);
     context->appendDialectRegistry(glueDialects);
+    // Shared buffers copy a public function's inputs in and results out:
+    // the entry is called with host memory and its results freed with free,
+    // even when --entry names a private function.
+    copiedEntry.setPublic();
     TP_RETURN_IF_ERROR(runPasses(*module, glue->bufferize, what));
     // After the buffers are shared: the wrapper hands the entry host memory
     // and takes back the host copies of its results.

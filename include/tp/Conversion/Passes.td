@@ -106,9 +106,12 @@ def TPFreeBuffersEarly : Pass<"tp-free-buffers-early"> {
     `memref.dealloc` of a `memref.alloc` made in the same block up to just
     after the last op of that block that uses the buffer or anything that
     may alias it: views and casts of it, and any memref an op returns or
-    yields after taking it (a call, a loop). A buffer whose alias leaves the
-    block (returned, yielded, branched with, or taken as a raw pointer) is
-    left where it is. Runs after the deallocation pipeline.
+    yields after taking it (a call, a loop). A buffer staged for a runtime
+    call (`tp_rt_buffer_*`) is in use until the op's own entry runs. A
+    buffer whose alias leaves the block (returned, yielded, branched with,
+    stored, taken as a raw pointer, or turned into anything but a memref or
+    a plain number) is left where it is. Runs after the deallocation
+    pipeline.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }

@@ -39,11 +39,26 @@ Operation *inBlock(Operation *op, Block *block) {
 Operation *consumerOfStaged(func::CallOp staging) {
   for (Operation *op = staging->getNextNode(); op; op = op->getNextNode()) {
     auto call = dyn_cast<func::CallOp>(op);
-    if (call && call.getCallee().starts_with("tp_rt_") &&
-        !call.getCallee().starts_with("tp_rt_buffer_"))
-      return call;
+    if (!call)
+      continue;
+    StringRef callee = call.getCallee();
+    // Entries that take no staged buffers (ABI.cpp: they build no Call).
+    if (!callee.starts_with("tp_rt_") ||
+        callee.starts_with("tp_rt_buffer_") ||
+        llvm::is_contained({"tp_rt_extf_f8", "tp_rt_truncf_f8",
+                            "tp_rt_group_rank"},
+                           callee))
+      continue;
+    return call;
   }
   return nullptr;
+}
+
+/// Whether a value of `type` can carry no reference to a buffer.
+bool isPlainValue(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    type = vector.getElementType();
+  return type.isIntOrIndexOrFloat();
 }
 
 /// The last op of `block` after which `buffer` is no longer reached, or
@@ -58,11 +73,14 @@ Operation *lastUseOf(Value buffer, memref::DeallocOp dealloc) {
       Operation *user = use.getOwner();
       if (user == dealloc.getOperation())
         continue;
-      // Frees elsewhere, terminators and raw pointers: the buffer's lifetime
-      // is not this block's to shorten.
+      // Frees elsewhere, terminators, raw pointers and the buffer stored
+      // into memory: its lifetime is not this block's to shorten.
       if (isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(
               user) ||
           user->hasTrait<OpTrait::IsTerminator>())
+        return nullptr;
+      if (auto store = dyn_cast<memref::StoreOp>(user);
+          store && store.getValueToStore() == aliases[i])
         return nullptr;
       if (auto call = dyn_cast<func::CallOp>(user);
           call && call.getCallee().starts_with("tp_rt_buffer_")) {
@@ -76,9 +94,14 @@ Operation *lastUseOf(Value buffer, memref::DeallocOp dealloc) {
       // Whatever the user, or an op around it in this block, returns may be
       // the buffer again.
       for (Operation *op = user; op; op = op->getParentOp()) {
-        for (Value result : op->getResults())
+        for (Value result : op->getResults()) {
           if (isa<BaseMemRefType>(result.getType()))
             aliases.insert(result);
+          // A tensor, pointer, struct or token may hold the buffer in a
+          // form this pass does not follow.
+          else if (!isPlainValue(result.getType()))
+            return nullptr;
+        }
         if (op == holder)
           break;
       }

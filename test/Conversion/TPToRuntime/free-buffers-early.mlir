@@ -143,3 +143,55 @@ func.func @staged() {
   memref.dealloc %b : memref<4xf32>
   return
 }
+
+// -----
+
+// Found by review: a tensor made from the buffer, the buffer stored into
+// memory, and a runtime entry that takes no staged buffers (an FP8
+// conversion) between staging and the op's entry.
+func.func private @tp_rt_buffer_f32(memref<*xf32>)
+func.func private @tp_rt_extf_f8(i8, i32) -> f32
+func.func private @tp_rt_matmul()
+
+// CHECK-LABEL: func.func @to_tensor
+// CHECK:         tensor.extract
+// CHECK-NEXT:    memref.dealloc
+func.func @to_tensor(%i: index) -> f32 {
+  %a = memref.alloc() : memref<4xf32>
+  %t = bufferization.to_tensor %a restrict : memref<4xf32> to tensor<4xf32>
+  %x = tensor.extract %t[%i] : tensor<4xf32>
+  memref.dealloc %a : memref<4xf32>
+  return %x : f32
+}
+
+// CHECK-LABEL: func.func @boxed
+// CHECK:         %[[A:.*]] = memref.alloc()
+// CHECK:         memref.load %{{.*}}[%{{.*}}] : memref<4xf32>
+// CHECK-NEXT:    memref.dealloc %[[A]]
+func.func @boxed(%i: index) -> f32 {
+  %box = memref.alloca() : memref<memref<4xf32>>
+  %a = memref.alloc() : memref<4xf32>
+  memref.store %a, %box[] : memref<memref<4xf32>>
+  %r = memref.load %box[] : memref<memref<4xf32>>
+  %x = memref.load %r[%i] : memref<4xf32>
+  memref.dealloc %a : memref<4xf32>
+  return %x : f32
+}
+
+// CHECK-LABEL: func.func @conversion_between
+// CHECK:         %[[A:.*]] = memref.alloc()
+// CHECK:         call @tp_rt_extf_f8
+// CHECK-NOT:     memref.dealloc %[[A]] :
+// CHECK:         call @tp_rt_matmul()
+// CHECK-NEXT:    memref.dealloc %[[A]] :
+func.func @conversion_between(%s: i8, %k: i32) -> f32 {
+  %a = memref.alloc() : memref<4xf32>
+  %cast = memref.cast %a : memref<4xf32> to memref<*xf32>
+  call @tp_rt_buffer_f32(%cast) : (memref<*xf32>) -> ()
+  %f = call @tp_rt_extf_f8(%s, %k) : (i8, i32) -> f32
+  %b = memref.alloc() : memref<4xf32>
+  call @tp_rt_matmul() : () -> ()
+  memref.dealloc %a : memref<4xf32>
+  memref.dealloc %b : memref<4xf32>
+  return %f : f32
+}

@@ -133,10 +133,11 @@ TargetDescription::fromJSON(llvm::StringRef text, std::string &error) {
         !readNumber(*fields, "half_flops", where, parsedRate.halfFlops, false,
                     error))
       return std::nullopt;
-    // Optional: descriptions written before it existed leave it out.
+    // Optional (descriptions written before it existed leave it out); 0
+    // leaves the term out too.
     if (fields->get("b_operand_bandwidth") &&
         !readNumber(*fields, "b_operand_bandwidth", where,
-                    parsedRate.bOperandBandwidth, true, error))
+                    parsedRate.bOperandBandwidth, false, error))
       return std::nullopt;
     target.gemm[type.str()] = parsedRate;
   }

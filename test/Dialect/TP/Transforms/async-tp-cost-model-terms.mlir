@@ -8,7 +8,7 @@
 // RUN: not tp-opt %s '--tp-async-tp=target=%S/Inputs/bad-b-operand.json' -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-B
 // RUN: not tp-opt %s '--tp-async-tp=target=%S/Inputs/bad-collective.json' -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-COLL
 
-// BAD-B: error: tp-async-tp: 'target': {{.*}}bad-b-operand.json: gemm.f32.b_operand_bandwidth must be a positive number
+// BAD-B: error: tp-async-tp: 'target': {{.*}}bad-b-operand.json: gemm.f32.b_operand_bandwidth must be a non-negative number
 // BAD-COLL: error: tp-async-tp: 'target': {{.*}}bad-collective.json: links.collective must be an object {bandwidth, latency}
 
 shard.grid @tp(shape = 8)

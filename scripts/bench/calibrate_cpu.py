@@ -48,7 +48,7 @@ def fit(rows, ys):
     return [a[i][n] / a[i][i] for i in range(n)]
 
 
-def steady_slices(args, tmp, grid, fn_args, make_instance, extra=()):
+def steady_slices(args, tmp, grid, fn_args, make_instance):
     """Slices of --copies instances run back to back in a loop of --repeat
     trips (loop_timing), grouped by (rank, trip, instance)."""
     instances = [make_instance(i) for i in range(args.copies)]
@@ -56,7 +56,7 @@ def steady_slices(args, tmp, grid, fn_args, make_instance, extra=()):
     path = os.path.join(tmp, "calibrate.mlir")
     with open(path, "w") as f:
         f.write(text)
-    return instance_slices(run_traced(args.build, path, grid, tmp, extra), line_of)
+    return instance_slices(run_traced(args.build, path, grid, tmp), line_of)
 
 
 def element(dtype):
@@ -230,6 +230,10 @@ def main():
     parser.add_argument("--ranks", type=int, default=2,
                         help="ranks running each GEMM at once (the validation's)")
     args = parser.parse_args()
+    # Instance i reads its input from row i on, and every input has 64 rows
+    # to spare.
+    if not 1 <= args.copies <= 64 or args.repeat < 1:
+        parser.error("--copies must be 1 to 64 and --repeat at least 1")
     with tempfile.TemporaryDirectory() as tmp:
         gemm = {dtype: gemm_rate(args, tmp, dtype) for dtype in ["f32", "f16", "bf16", "f8"]}
         links = {"collective": link(args, tmp, None)}

@@ -10,6 +10,7 @@
 #endif
 
 #include <condition_variable>
+#include <functional>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -48,8 +49,15 @@ struct ArgumentDescriptor {
 /// Frees what compiled code returned: the descriptors (unranked results are
 /// copied to the heap) and the buffers, which the caller owns. Constants
 /// (memref.get_global) carry the 0xdeadbeef marker as their allocation.
-static void releaseResults(std::vector<TPRtUnrankedMemRef> &results) {
+/// `kept` names memory someone else frees (a CUDA graph's capture made it).
+static void
+releaseResults(std::vector<TPRtUnrankedMemRef> &results,
+               const std::function<bool(const void *)> &kept = nullptr) {
   std::vector<void *> freed;
+  auto release = [&](void *ptr) {
+    if (!kept || !kept(ptr))
+      std::free(ptr);
+  };
   for (TPRtUnrankedMemRef &result : results) {
     auto *desc = static_cast<TPRtMemRefDescriptor *>(result.descriptor);
     if (!desc)
@@ -58,21 +66,35 @@ static void releaseResults(std::vector<TPRtUnrankedMemRef> &results) {
     if (allocated && allocated != reinterpret_cast<void *>(0xdeadbeef) &&
         !llvm::is_contained(freed, allocated)) {
       freed.push_back(allocated);
-      std::free(allocated);
+      release(allocated);
     }
-    std::free(desc);
+    release(desc);
     result.descriptor = nullptr;
   }
 }
 
 rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
                                 int rank, RankValues &values) const {
-  if (values.args.size() != impl->argTypes.size())
+  std::vector<TPRtUnrankedMemRef> results;
+  rt::Status status = call(backend, world, rank, values.args, results);
+  values.results.clear();
+  if (status.isOk())
+    for (auto [result, dtype] : llvm::zip_equal(results, impl->resultTypes))
+      values.results.push_back(rt::abi::toTensor(result, dtype));
+  releaseResults(results);
+  return status;
+}
+
+rt::Status CompiledProgram::call(rt::Backend &backend, rt::World &world,
+                                 int rank, const std::vector<rt::Tensor> &args,
+                                 std::vector<TPRtUnrankedMemRef> &results) const {
+  results.clear();
+  if (args.size() != impl->argTypes.size())
     return rt::Status::error("rank " + std::to_string(rank) + " has " +
-                             std::to_string(values.args.size()) + " inputs; @" +
+                             std::to_string(args.size()) + " inputs; @" +
                              impl->entryName + " takes " +
                              std::to_string(impl->argTypes.size()));
-  for (auto [i, arg] : llvm::enumerate(values.args)) {
+  for (auto [i, arg] : llvm::enumerate(args)) {
     const std::vector<int64_t> &shape = impl->argShapes[i];
     bool fits = arg.dtype() == impl->argTypes[i] &&
                 arg.rank() == static_cast<int64_t>(shape.size());
@@ -93,16 +115,15 @@ rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
   TPRtContext *contextPointer = &context;
   rt::abi::setCurrentRank(rank);
   std::vector<ArgumentDescriptor> descriptors;
-  descriptors.reserve(values.args.size());
-  for (const rt::Tensor &arg : values.args)
+  descriptors.reserve(args.size());
+  for (const rt::Tensor &arg : args)
     descriptors.emplace_back(arg);
   std::vector<void *> packed = {&contextPointer};
   for (ArgumentDescriptor &d : descriptors) {
     packed.push_back(&d.memref.rank);
     packed.push_back(&d.memref.descriptor);
   }
-  std::vector<TPRtUnrankedMemRef> results(impl->resultTypes.size(),
-                                          TPRtUnrankedMemRef{0, nullptr});
+  results.assign(impl->resultTypes.size(), TPRtUnrankedMemRef{0, nullptr});
   if (!results.empty())
     packed.push_back(results.data());
   {
@@ -113,12 +134,11 @@ rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
     impl->function(packed.data());
     context.traceGlue("return");
   }
-  values.results.clear();
-  if (context.error.isOk())
-    for (auto [result, dtype] : llvm::zip_equal(results, impl->resultTypes))
-      values.results.push_back(rt::abi::toTensor(result, dtype));
-  releaseResults(results);
   return context.error;
+}
+
+rt::DType CompiledProgram::resultType(size_t index) const {
+  return impl->resultTypes[index];
 }
 
 std::chrono::milliseconds mlir::tp::runLimit(const ExecutionOptions &options) {
@@ -147,6 +167,90 @@ static rt::Status runSteps(const CompiledProgram &program,
   }
   return rt::Status::ok();
 }
+
+#ifdef TP_HAVE_CUDA
+namespace {
+/// What the rank threads of a run replaying a CUDA graph share.
+struct GraphRun {
+  GraphRun(int ranks, std::chrono::milliseconds timeout)
+      : graph(ranks, timeout) {}
+  rt::StepGraph graph;
+  std::mutex mutex;
+  std::condition_variable changed;
+  /// Set by rank 0 after the last replay.
+  bool replayed = false;
+  std::vector<double> millis;
+};
+} // namespace
+
+/// ExecutionOptions::cudaGraph: the first step runs as usual (loading the
+/// kernels and sizing every workspace), then every rank's step is captured
+/// into one graph on inputs copied to the device, and rank 0 replays it for
+/// the remaining steps while the others wait; every rank then reads its
+/// results, which the last replay wrote.
+static rt::Status runGraphSteps(const CompiledProgram &program,
+                                const ExecutionOptions &options,
+                                rt::Backend &backend, rt::World &world,
+                                int rank, RankValues &values, GraphRun &run) {
+  values.steps = {};
+  auto start = std::chrono::steady_clock::now();
+  TP_RETURN_IF_ERROR(program.run(backend, world, rank, values));
+  values.steps.millis.push_back(std::chrono::duration<double, std::milli>(
+                                    std::chrono::steady_clock::now() - start)
+                                    .count());
+  // Every rank takes part in the capture, even one that cannot run its step
+  // in it, so that the capture ends.
+  std::vector<rt::Tensor> deviceArgs;
+  rt::Status prepared = run.graph.deviceInputs(rank, values.args, deviceArgs);
+  std::vector<TPRtUnrankedMemRef> raw;
+  auto kept = [&](const void *ptr) { return run.graph.owns(rank, ptr); };
+  rt::Status status = run.graph.capture(world, backend, rank, [&] {
+    TP_RETURN_IF_ERROR(prepared);
+    return program.call(backend, world, rank, deviceArgs, raw);
+  });
+  if (!status.isOk()) {
+    releaseResults(raw, kept);
+    return status;
+  }
+  if (rank == 0) {
+    std::vector<double> millis;
+    for (int step = 1; step < options.steps && status.isOk(); ++step) {
+      double ms = 0;
+      status = run.graph.replay(ms);
+      millis.push_back(ms);
+    }
+    values.graphNodes = run.graph.nodeCount();
+    values.graphBytes = run.graph.capturedBytes();
+    std::lock_guard<std::mutex> lock(run.mutex);
+    run.replayed = true;
+    run.millis = std::move(millis);
+    run.changed.notify_all();
+  } else {
+    std::unique_lock<std::mutex> lock(run.mutex);
+    auto until = std::chrono::steady_clock::now() + runLimit(options);
+    while (!run.replayed && !world.failed() &&
+           std::chrono::steady_clock::now() < until)
+      run.changed.wait_for(lock, std::chrono::milliseconds(10));
+    if (!run.replayed && status.isOk())
+      status = rt::Status::error("rank " + std::to_string(rank) +
+                                 ": rank 0 did not finish replaying the "
+                                 "CUDA graph");
+  }
+  if (status.isOk()) {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    values.steps.millis.insert(values.steps.millis.end(), run.millis.begin(),
+                               run.millis.end());
+    // A replay is one launch: the runtime copies nothing to or from the host.
+    values.steps.hostToDevice = values.steps.deviceToHost = 0;
+    values.results.clear();
+    for (size_t i = 0; i < raw.size(); ++i)
+      values.results.push_back(
+          rt::abi::toTensor(raw[i], program.resultType(i)));
+  }
+  releaseResults(raw, kept);
+  return status;
+}
+#endif
 
 //===----------------------------------------------------------------------===//
 // Ranks as threads, or one rank of a multi-process run.
@@ -191,6 +295,9 @@ struct SpmdRun {
   std::string backend;
   std::unique_ptr<CompiledProgram> program;
   rt::World world;
+#ifdef TP_HAVE_CUDA
+  std::unique_ptr<GraphRun> graph;
+#endif
   std::vector<RankValues> perRank;
   std::mutex mutex;
   std::condition_variable changed;
@@ -200,9 +307,16 @@ struct SpmdRun {
   void runRank(int rank) {
     std::unique_ptr<rt::Backend> rankBackend;
     rt::Status status = createBackend(backend, world, rank, rankBackend);
-    if (status.isOk())
-      status = runSteps(*program, options, *rankBackend, world, rank,
-                        perRank[rank]);
+    if (status.isOk()) {
+#ifdef TP_HAVE_CUDA
+      if (graph)
+        status = runGraphSteps(*program, options, *rankBackend, world, rank,
+                               perRank[rank], *graph);
+      else
+#endif
+        status = runSteps(*program, options, *rankBackend, world, rank,
+                          perRank[rank]);
+    }
     if (!status.isOk())
       world.fail(rank, status.message());
     // Peers still waiting for this rank in a collective stop now.
@@ -243,6 +357,28 @@ struct SpmdRun {
 };
 } // namespace
 
+/// What a run replaying a CUDA graph needs; the rest is checked as it is
+/// captured.
+static rt::Status checkGraphOptions(const ExecutionOptions &options) {
+  if (!options.cudaGraph)
+    return rt::Status::ok();
+#ifndef TP_HAVE_CUDA
+  return rt::Status::error("CUDA graphs need a build with the CUDA backend");
+#else
+  if (options.backend != "cuda")
+    return rt::Status::error("a CUDA graph of the step needs the cuda "
+                             "backend, not " +
+                             options.backend);
+  if (!options.glue)
+    return rt::Status::error("a CUDA graph of the step needs the glue on the "
+                             "GPU: glue on the host cannot be captured");
+  if (options.steps < 2)
+    return rt::Status::error("a CUDA graph of the step needs 2 steps or more: "
+                             "the first runs as usual, the others replay it");
+  return rt::Status::ok();
+#endif
+}
+
 /// How long ranks get to stop once the run has failed or timed out: those in
 /// a collective notice within milliseconds, those in compiled code never.
 static std::chrono::milliseconds stopGrace(const ExecutionOptions &options) {
@@ -257,7 +393,12 @@ rt::Status mlir::tp::executeSPMD(func::FuncOp entry,
     return rt::Status::error("inputs for " + std::to_string(perRank.size()) +
                              " ranks, but the run has " +
                              std::to_string(options.ranks));
+  TP_RETURN_IF_ERROR(checkGraphOptions(options));
   auto run = std::make_shared<SpmdRun>(options, std::move(perRank));
+#ifdef TP_HAVE_CUDA
+  if (options.cudaGraph)
+    run->graph = std::make_unique<GraphRun>(options.ranks, options.timeout);
+#endif
   // The caller keeps its inputs unless ranks are abandoned.
   auto giveBack = [&] { perRank = std::move(run->perRank); };
   rt::Status compiled = compileTraced(entry, options, 0, run->program);
@@ -331,6 +472,10 @@ rt::Status mlir::tp::executeOneRank(func::FuncOp entry,
   if (rank < 0 || rank >= options.ranks)
     return rt::Status::error("rank " + std::to_string(rank) + " of a run of " +
                              std::to_string(options.ranks));
+  if (options.cudaGraph)
+    return rt::Status::error("a CUDA graph of the step takes ranks as threads "
+                             "of one process; this run has one process per "
+                             "rank");
   std::unique_ptr<CompiledProgram> program;
   TP_RETURN_IF_ERROR(compileTraced(entry, options, rank, program));
   // Peers that compile slower must not eat into the first collective's

@@ -39,10 +39,11 @@ void mgpuSetDefaultDevice(int32_t);
 
 using namespace tp;
 
-rt::Status run::gpuGlue(const std::string &chip,
+rt::Status run::gpuGlue(const std::string &chip, bool cudaGraph,
                         const mlir::tp::GlueLowering *&lowering) {
 #ifndef TP_HAVE_CUDA
   (void)chip;
+  (void)cudaGraph;
   (void)lowering;
   return rt::Status::error("--glue gpu needs the CUDA backend, and this build "
                            "has none");
@@ -52,6 +53,7 @@ rt::Status run::gpuGlue(const std::string &chip,
   made = std::make_unique<mlir::tp::GlueLowering>();
   auto options = std::make_shared<mlir::tp::GlueToNVVMOptions>();
   options->chip = chip;
+  options->cudaGraph = cudaGraph;
   made->name = "the GPU (" + chip + ")";
   made->bufferize = [options](mlir::OpPassManager &pm) {
     mlir::tp::buildGlueBufferizePipeline(pm, *options);

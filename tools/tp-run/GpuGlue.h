@@ -16,8 +16,9 @@
 namespace tp::run {
 
 /// The lowering for `chip` (an SM name such as sm_90), or an error where
-/// this build has no CUDA backend.
-rt::Status gpuGlue(const std::string &chip,
+/// this build has no CUDA backend. With `cudaGraph`, compiling refuses host
+/// code that a CUDA graph of the step could not replay.
+rt::Status gpuGlue(const std::string &chip, bool cudaGraph,
                    const mlir::tp::GlueLowering *&lowering);
 
 } // namespace tp::run

@@ -257,6 +257,13 @@ void run::printSteps(const std::vector<mlir::tp::RankValues> &perRank) {
     return;
   std::vector<double> sorted = slowest;
   std::sort(sorted.begin(), sorted.end());
+  for (const mlir::tp::RankValues &values : perRank)
+    if (values.graphNodes)
+      llvm::outs() << "CUDA graph: steps 2 to " << slowest.size()
+                   << " replayed one graph of " << values.graphNodes
+                   << " nodes (every rank's step; "
+                   << llvm::format("%.1f", values.graphBytes / 1048576.0)
+                   << " MiB of buffers kept for it)\n";
   llvm::outs() << "steps: " << slowest.size() << "; step time (slowest rank): "
                << llvm::format("first %.3f ms, best %.3f ms, median %.3f ms",
                                slowest.front(), sorted.front(),

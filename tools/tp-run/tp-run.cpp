@@ -120,6 +120,12 @@ static cl::opt<std::string>
     gpuChip(cl::cat(runOptions), "gpu-chip",
             cl::desc("With --glue gpu: the SM the kernels are compiled for"),
             cl::init("sm_90"));
+static cl::opt<bool> cudaGraph(
+    cl::cat(runOptions), "cuda-graph",
+    cl::desc("With --glue gpu and --steps N (2 or more): run the first step "
+             "as usual, then capture every rank's step as one CUDA graph and "
+             "replay it for the others (ranks as threads)"),
+    cl::init(false));
 static cl::opt<bool> noRuntimeChecks(
     cl::cat(runOptions), "no-runtime-checks",
     cl::desc("Compile without upstream's runtime verification (out-of-bounds "
@@ -328,6 +334,7 @@ compareWithReference(ModuleOp reference, func::FuncOp entry,
   options.steps = 1;
   // The reference keeps its glue on the host.
   options.glue = nullptr;
+  options.cudaGraph = false;
   if (!compareBackend.empty())
     options.backend = compareBackend;
   if (mpiGroup) {
@@ -404,6 +411,15 @@ static int runTool(int argc, char **argv,
     return fail("unknown --glue '" + glueTarget + "'; expected cpu or gpu");
   if (glueTarget == "gpu" && backendName != "cuda")
     return fail("--glue gpu runs with the cuda backend; add --backend cuda");
+  if (cudaGraph && glueTarget != "gpu")
+    return fail("--cuda-graph captures glue compiled for the GPU (glue on the "
+                "host cannot be captured); add --glue gpu");
+  if (cudaGraph && processes)
+    return fail("--cuda-graph runs ranks as threads of one process "
+                "(--transport loopback)");
+  if (cudaGraph && steps < 2)
+    return fail("--cuda-graph needs --steps 2 or more: the first step runs as "
+                "usual, the others replay the graph captured after it");
   if (transport == "mpi" && !compareBackend.empty() && compareBackend != "cpu")
     return fail("with --transport mpi the compared program runs on the cpu "
                 "backend too; drop --compare-backend");
@@ -512,8 +528,10 @@ static int runTool(int argc, char **argv,
   options.reportCrashes = true;
   options.steps = steps;
   if (glueTarget == "gpu")
-    if (rt::Status made = ::tp::run::gpuGlue(gpuChip, options.glue); !made)
+    if (rt::Status made = ::tp::run::gpuGlue(gpuChip, cudaGraph, options.glue);
+        !made)
       return fail(made.message());
+  options.cudaGraph = cudaGraph;
   options.abandonRunawayRanks = true;
   if (group)
     options.ranksPerNode = group->localSize();

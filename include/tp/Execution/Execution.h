@@ -12,6 +12,7 @@
 #ifndef TP_EXECUTION_EXECUTION_H
 #define TP_EXECUTION_EXECUTION_H
 
+#include "tp/Runtime/ABI.h"
 #include "tp/Runtime/Backend.h"
 #include "tp/Runtime/Status.h"
 #include "tp/Runtime/Tensor.h"
@@ -80,6 +81,10 @@ struct ExecutionOptions {
   int steps = 1;
   /// Where glue runs: the host CPU (null) or what this lowering targets.
   const GlueLowering *glue = nullptr;
+  /// The first step runs as usual; the next are replays of one CUDA graph
+  /// of every rank's step, captured after it (executeSPMD, CUDA builds; the
+  /// cuda backend over loopback with glue on the GPU).
+  bool cudaGraph = false;
 };
 
 /// How long the ranks' runs may take in all: the timeout per step.
@@ -91,6 +96,9 @@ struct RankValues {
   std::vector<rt::Tensor> results;
   /// Each run's time and the last run's host-device copies.
   rt::StepReport steps;
+  /// With ExecutionOptions::cudaGraph (rank 0): the graph's nodes, and the
+  /// bytes its capture allocated for every rank's buffers.
+  size_t graphNodes = 0, graphBytes = 0;
 };
 
 /// The backends this build has, for --help and validation.
@@ -111,6 +119,15 @@ public:
   /// `world` serve its tp ops.
   rt::Status run(rt::Backend &backend, rt::World &world, int rank,
                  RankValues &values) const;
+
+  /// Runs the function as one rank on `args`, wherever their memory is,
+  /// and leaves its results as compiled code returned them: descriptors
+  /// and buffers the caller owns.
+  rt::Status call(rt::Backend &backend, rt::World &world, int rank,
+                  const std::vector<rt::Tensor> &args,
+                  std::vector<TPRtUnrankedMemRef> &results) const;
+  /// The element type of result `index`.
+  rt::DType resultType(size_t index) const;
 
   /// Milliseconds spent lowering and JIT-compiling.
   double compileMs() const { return compileMillis; }

@@ -49,6 +49,12 @@ struct GlueToNVVMOptions : public PassPipelineOptions<GlueToNVVMOptions> {
   Option<int> optLevel{*this, "opt-level",
                        llvm::cl::desc("Optimization level of the kernels"),
                        llvm::cl::init(3)};
+  Option<bool> cudaGraph{
+      *this, "cuda-graph",
+      llvm::cl::desc("Refuse host code that touches buffer data (loads, "
+                     "stores, copies, runtime ops that compute on the host), "
+                     "so that a step can be captured into a CUDA graph"),
+      llvm::cl::init(false)};
 };
 
 /// Appends the pipeline to `pm` (a module pass manager): the two halves

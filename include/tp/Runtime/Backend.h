@@ -188,6 +188,10 @@ public:
     int64_t hostToDevice = 0, deviceToHost = 0;
   };
   virtual HostTransfers hostTransfers() const { return {}; }
+  /// Whether the rank's step is being captured into a CUDA graph: ops must
+  /// then only enqueue device work (the ABI refuses ops that compute on the
+  /// host, and operands or results it would copy on the host).
+  virtual bool capturingGraph() const { return false; }
 
   /// Returns once every rank of the run is ready to run its program (each
   /// has compiled it), or fails after `within`. Ranks that are processes

@@ -17,6 +17,10 @@
 
 #include "tp/Runtime/Backend.h"
 
+#include <chrono>
+#include <functional>
+#include <memory>
+
 namespace tp::rt {
 
 /// Whether this build has the CUDA backend.
@@ -59,6 +63,46 @@ struct NcclRankSetup {
 /// ranks (collective: every rank must call it).
 Status createCudaNcclBackend(const NcclRankSetup &setup,
                              std::unique_ptr<Backend> &backend);
+
+/// A whole step of every rank captured as one CUDA graph and replayed: ranks
+/// as threads of this process on the CUDA backend over loopback, glue
+/// compiled for the GPU. A replay is one launch: no host code between ops,
+/// no allocation, no host-device copy; every buffer and workspace is the one
+/// the capture saw. The ranks' threads share one StepGraph.
+class StepGraph {
+public:
+  StepGraph(int ranks, std::chrono::milliseconds timeout);
+  ~StepGraph();
+  StepGraph(const StepGraph &) = delete;
+  StepGraph &operator=(const StepGraph &) = delete;
+
+  /// Copies `inputs` into device memory the graph keeps (a captured step
+  /// reads no host memory); `onDevice` views them.
+  Status deviceInputs(int rank, const std::vector<Tensor> &inputs,
+                      std::vector<Tensor> &onDevice);
+
+  /// Every rank's thread calls this with its backend, after the step ran once
+  /// as usual (which loads the kernels and sizes the workspaces): `step` then
+  /// only enqueues, into the graph. Returns when the graph is built or the
+  /// capture failed (a rank's error, or one in `world`).
+  Status capture(World &world, Backend &backend, int rank,
+                 const std::function<Status()> &step);
+
+  /// Launches the graph and waits for it (any one thread): fails when it
+  /// does not finish within the timeout. `millis` is the launch to the end.
+  Status replay(double &millis);
+
+  /// Whether rank `rank`'s capture allocated `ptr` (the graph frees it).
+  bool owns(int rank, const void *ptr) const;
+  /// Nodes in the graph; bytes the capture allocated, all ranks.
+  size_t nodeCount() const;
+  size_t capturedBytes() const;
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl;
+};
 
 } // namespace tp::rt
 

@@ -29,6 +29,14 @@ Tensor operandTensor(const TPRtUnrankedMemRef &buffer, DType dtype);
 /// none.
 Tensor resultView(const TPRtUnrankedMemRef &buffer, DType dtype);
 
+/// Whether `buffer`'s elements (if any) are contiguous in row-major order:
+/// the runtime reads and writes it in place, with no copy on the host.
+bool isContiguous(const TPRtUnrankedMemRef &buffer, DType dtype);
+
+/// Whether `value` is `buffer`'s own bytes (a result written in place).
+bool isViewOf(const Tensor &value, const TPRtUnrankedMemRef &buffer,
+              DType dtype);
+
 /// Whether the bytes `a` and `b` may touch overlap (empty buffers touch
 /// none).
 bool mayOverlap(const TPRtUnrankedMemRef &a, DType aType,
@@ -63,6 +71,21 @@ void installOutOfMemoryHandler();
 /// page faults cost more than the op: a fused matmul-reduce-scatter of
 /// 1024x512x128 on 2 thread ranks took 2.6x as long. For drivers (tp-run).
 void keepFreedMemory();
+
+/// Where compiled code's memref allocations go on the calling thread while a
+/// CUDA graph of its step is captured: memory the graph keeps (a captured
+/// copy or kernel keeps the address it saw), and frees deferred until the
+/// graph goes. `release` returns false for memory it does not own, which is
+/// then freed as usual.
+struct AllocationHooks {
+  void *(*allocate)(void *state, size_t alignment, size_t size) = nullptr;
+  bool (*release)(void *state, void *ptr) = nullptr;
+  void *state = nullptr;
+};
+
+/// Sends the calling thread's compiled-code allocations to `hooks` (null:
+/// back to malloc and free).
+void setAllocationHooks(const AllocationHooks *hooks);
 
 } // namespace tp::rt::abi
 

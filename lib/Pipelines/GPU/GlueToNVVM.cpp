@@ -142,7 +142,13 @@ static void buildKernelsToNVVM(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
-  // Host: launches as GPU runtime calls; kernels serialized to PTX.
+  // Host: plain allocations (results leaving the program) through the
+  // runtime's allocator, as tp-lower-to-llvm does (a CUDA graph capture
+  // redirects them); launches as GPU runtime calls; kernels serialized to
+  // PTX.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
@@ -178,6 +184,8 @@ void tp::buildGlueKernelsPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  if (options.cudaGraph)
+    pm.addPass(createCheckGraphCapturePass());
   buildKernelsToNVVM(pm, options);
   // What LLVM IR translation does not know (grid declarations, markers).
   pm.addPass(tp::createTPFinalizeRuntimeLowering());
@@ -185,6 +193,7 @@ void tp::buildGlueKernelsPipeline(OpPassManager &pm,
 
 void tp::registerGlueToNVVMPipeline() {
   registerPass([] { return createSharedBuffersPass(); });
+  registerPass([] { return createCheckGraphCapturePass(); });
   PassPipelineRegistration<GlueToNVVMOptions>(
       "tp-lower-glue-to-nvvm",
       "Bufferize as tp-lower-to-llvm, then compile the glue between runtime "

@@ -5,12 +5,16 @@
 // every buffer a bufferized function makes becomes host-shared (managed)
 // memory (`gpu.alloc host_shared`, mgpuMemAlloc with isHostShared), and the
 // host memory it is handed or holds is copied once:
-//  - a public function's memref arguments into shared buffers at entry,
-//  - constant globals into shared buffers where they are read,
+//  - a public function's memref arguments into shared buffers at entry (on
+//    a stream, gpu.memcpy),
+//  - constant globals into shared buffers where they are read (by the host),
 //  - a public function's returned buffers into plain host allocations
-//    before each return, so callers free results as they do for
-//    CPU-compiled code.
-// Everything else stays where it is made: no copies between ops.
+//    before each return (on a stream where the layout allows), so callers
+//    free results as they do for CPU-compiled code.
+// Everything else stays where it is made: no copies between ops, and the
+// program's own copies between its buffers become linalg.copy, i.e.
+// kernels. So the host code only enqueues GPU work and calls the runtime,
+// which a CUDA graph of the step can capture (tp-check-graph-capture).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +22,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -27,10 +32,27 @@ using namespace mlir;
 
 namespace {
 
+/// Copies `source` into `target` (both identity layouts) on a stream, and
+/// waits: the copy is GPU work, which a CUDA graph of the step captures
+/// (upstream lowers only an asynchronous gpu.memcpy). Returns the op that
+/// reads `source`.
+Operation *streamCopy(OpBuilder &builder, Location loc, Value source,
+                      Value target) {
+  Type token = gpu::AsyncTokenType::get(builder.getContext());
+  Value ready =
+      gpu::WaitOp::create(builder, loc, token, ValueRange()).getAsyncToken();
+  auto copy = gpu::MemcpyOp::create(builder, loc, token, ValueRange{ready},
+                                    target, source);
+  gpu::WaitOp::create(builder, loc, Type(), ValueRange{copy.getAsyncToken()});
+  return copy;
+}
+
 /// A shared buffer of `type` holding a copy of `source`, made at `builder`'s
-/// insertion point; `made` receives the ops that read `source`.
+/// insertion point (on a stream when `onStream`); `made` receives the ops
+/// that read `source`.
 Value sharedCopy(OpBuilder &builder, Location loc, Value source,
-                 MemRefType type, SmallPtrSetImpl<Operation *> &made) {
+                 MemRefType type, bool onStream,
+                 SmallPtrSetImpl<Operation *> &made) {
   SmallVector<Value> dynamicSizes;
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (type.isDynamicDim(d)) {
@@ -42,11 +64,13 @@ Value sharedCopy(OpBuilder &builder, Location loc, Value source,
                                       dynamicSizes, ValueRange(),
                                       /*hostShared=*/true)
                      .getMemref();
-  made.insert(memref::CopyOp::create(builder, loc, source, shared));
+  made.insert(onStream ? streamCopy(builder, loc, source, shared)
+                      : memref::CopyOp::create(builder, loc, source, shared));
   return shared;
 }
 
-/// A plain allocation of `type` holding a copy of `source`.
+/// A plain allocation of `type` holding a copy of `source`: on a stream when
+/// `source` has the identity layout, else by the host.
 Value hostCopy(OpBuilder &builder, Location loc, Value source,
                MemRefType type) {
   SmallVector<Value> dynamicSizes;
@@ -54,7 +78,10 @@ Value hostCopy(OpBuilder &builder, Location loc, Value source,
     if (type.isDynamicDim(d))
       dynamicSizes.push_back(memref::DimOp::create(builder, loc, source, d));
   Value host = memref::AllocOp::create(builder, loc, type, dynamicSizes);
-  memref::CopyOp::create(builder, loc, source, host);
+  if (cast<MemRefType>(source.getType()).getLayout().isIdentity())
+    streamCopy(builder, loc, source, host);
+  else
+    memref::CopyOp::create(builder, loc, source, host);
   return host;
 }
 
@@ -92,7 +119,8 @@ struct SharedBuffersPass
            "runtime reach them, copying inputs in and results out";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<gpu::GPUDialect, memref::MemRefDialect>();
+    registry.insert<gpu::GPUDialect, linalg::LinalgDialect,
+                    memref::MemRefDialect>();
   }
 
   void runOnOperation() override {
@@ -101,6 +129,10 @@ struct SharedBuffersPass
       return;
     OpBuilder builder(func.getContext());
     Block &entry = func.getBody().front();
+    // The program's own copies, between its buffers: kernels, once every
+    // buffer is shared.
+    SmallVector<memref::CopyOp> bodyCopies;
+    func.walk([&](memref::CopyOp op) { bodyCopies.push_back(op); });
     // Copies made at entry, freed before every return.
     SmallVector<Value> entryCopies;
 
@@ -122,7 +154,8 @@ struct SharedBuffersPass
         return signalPassFailure();
       }
       SmallPtrSet<Operation *, 4> made;
-      Value shared = sharedCopy(builder, func.getLoc(), arg, type, made);
+      Value shared =
+          sharedCopy(builder, func.getLoc(), arg, type, /*onStream=*/true, made);
       arg.replaceUsesWithIf(shared, [&](OpOperand &use) {
         return !made.contains(use.getOwner());
       });
@@ -137,7 +170,10 @@ struct SharedBuffersPass
         continue;
       builder.setInsertionPointAfter(op);
       SmallPtrSet<Operation *, 4> made;
-      Value shared = sharedCopy(builder, op.getLoc(), op.getResult(), type, made);
+      // Constants are copied by the host: a CUDA graph captures the copy
+      // made once, at capture, and its buffer keeps the values.
+      Value shared = sharedCopy(builder, op.getLoc(), op.getResult(), type,
+                                /*onStream=*/false, made);
       op.getResult().replaceUsesWithIf(shared, [&](OpOperand &use) {
         return !made.contains(use.getOwner());
       });
@@ -191,6 +227,17 @@ struct SharedBuffersPass
       for (Value buffer : toFree)
         freeShared(builder, ret.getLoc(), buffer);
     });
+
+    for (memref::CopyOp copy : bodyCopies) {
+      // A constant the host still holds (a layout not copied above) can
+      // only be read by the host.
+      if (baseBuffer(copy.getSource()).getDefiningOp<memref::GetGlobalOp>())
+        continue;
+      builder.setInsertionPoint(copy);
+      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      copy.erase();
+    }
   }
 };
 

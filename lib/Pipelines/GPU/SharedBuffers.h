@@ -12,6 +12,10 @@ namespace tp {
 /// `tp-gpu-shared-buffers` (SharedBuffers.cpp), on a bufferized func.func.
 std::unique_ptr<Pass> createSharedBuffersPass();
 
+/// `tp-check-graph-capture` (CaptureCheck.cpp), on a module whose glue loops
+/// are GPU launches.
+std::unique_ptr<Pass> createCheckGraphCapturePass();
+
 } // namespace tp
 } // namespace mlir
 

@@ -82,6 +82,18 @@ public:
 
   /// False once this rank has failed: the op does nothing.
   bool live() const { return ctx.error.isOk(); }
+  /// Whether the step is being captured into a CUDA graph: the op may then
+  /// only enqueue device work.
+  bool capturing() const { return ctx.backend.capturingGraph(); }
+  /// Fails an op that computes on the host while the step is captured (it
+  /// would run once, at capture, and never on a replay); whether it did.
+  bool refuseOnHostWhileCapturing() {
+    if (!capturing())
+      return false;
+    fail("runs on the host, so a step with it cannot be captured in a CUDA "
+         "graph");
+    return true;
+  }
 
   /// The staged operand of `role` (number `index`), or null.
   const Tensor *operand(int32_t role, int32_t index = 0) {
@@ -89,10 +101,17 @@ public:
     auto it = tensors.find(key);
     if (it != tensors.end())
       return &it->second;
-    for (const TPRtContext::Staged &s : staged)
-      if (s.role == role && s.index == index)
-        return &tensors.emplace(key, abi::operandTensor(s.buffer, s.dtype))
-                    .first->second;
+    for (const TPRtContext::Staged &s : staged) {
+      if (s.role != role || s.index != index)
+        continue;
+      if (capturing() && !abi::isContiguous(s.buffer, s.dtype)) {
+        fail("an operand is strided: the runtime would pack it on the host, "
+             "which a step captured into a CUDA graph cannot do");
+        return nullptr;
+      }
+      return &tensors.emplace(key, abi::operandTensor(s.buffer, s.dtype))
+                  .first->second;
+    }
     return nullptr;
   }
   /// The staged operand of `role` (number `index`); fails the op when the
@@ -141,6 +160,10 @@ public:
       if (s.index < 0 || s.index >= static_cast<int32_t>(values.size()))
         return ctx.fail(site + ": result index " + std::to_string(s.index) +
                         " of " + std::to_string(values.size()));
+      if (capturing() && !abi::isViewOf(values[s.index], s.buffer, s.dtype))
+        return ctx.fail(site + ": result " + std::to_string(s.index) +
+                        " was not written in place, and a step captured into "
+                        "a CUDA graph cannot copy it on the host");
       Status written =
           abi::fromTensor(values[s.index], s.buffer, s.dtype,
                           site + ": result " + std::to_string(s.index));
@@ -403,7 +426,7 @@ void _mlir_ciface_tp_rt_scaled_matmul(TPRtContext *ctx,
 void _mlir_ciface_tp_rt_quantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
                                  int32_t scaling) {
   Call call(ctx, site);
-  if (!call.live())
+  if (!call.live() || call.refuseOnHostWhileCapturing())
     return;
   std::optional<Scaling> mode = call.scalingOf(scaling);
   const Tensor *input = call.require(TP_RT_ROLE_INPUT);
@@ -423,7 +446,7 @@ void _mlir_ciface_tp_rt_quantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
 void _mlir_ciface_tp_rt_dequantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
                                    int32_t scaling) {
   Call call(ctx, site);
-  if (!call.live())
+  if (!call.live() || call.refuseOnHostWhileCapturing())
     return;
   std::optional<Scaling> mode = call.scalingOf(scaling);
   const Tensor *input = call.require(TP_RT_ROLE_INPUT);

@@ -13,6 +13,7 @@
 #include "tp/Runtime/MemRefs.h"
 #include "tp/Runtime/Tensor.h"
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -23,7 +24,13 @@
 namespace {
 /// The rank the calling thread runs, for the report (-1: not known).
 thread_local int currentRank = -1;
+/// Where a CUDA graph capture sends this thread's allocations (null: none).
+thread_local const tp::rt::abi::AllocationHooks *currentHooks = nullptr;
 } // namespace
+
+void tp::rt::abi::setAllocationHooks(const AllocationHooks *hooks) {
+  currentHooks = hooks;
+}
 
 void tp::rt::abi::setCurrentRank(int rank) { currentRank = rank; }
 
@@ -77,6 +84,13 @@ void tp::rt::abi::keepFreedMemory() {
 
 extern "C" __attribute__((weak)) void *
 _mlir_memref_to_llvm_alloc(size_t size) {
+  if (currentHooks) {
+    void *memory =
+        currentHooks->allocate(currentHooks->state, alignof(std::max_align_t), size);
+    if (!memory)
+      outOfMemory(size);
+    return memory;
+  }
   // malloc(0) may return null; compiled code never reads such a buffer.
   void *memory = std::malloc(size ? size : 1);
   if (!memory)
@@ -89,11 +103,19 @@ _mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   void *memory = nullptr;
   if (alignment < sizeof(void *))
     alignment = sizeof(void *);
+  if (currentHooks) {
+    memory = currentHooks->allocate(currentHooks->state, alignment, size);
+    if (!memory)
+      outOfMemory(size);
+    return memory;
+  }
   if (posix_memalign(&memory, alignment, size ? size : 1) != 0)
     outOfMemory(size);
   return memory;
 }
 
 extern "C" __attribute__((weak)) void _mlir_memref_to_llvm_free(void *ptr) {
+  if (currentHooks && currentHooks->release(currentHooks->state, ptr))
+    return;
   std::free(ptr);
 }

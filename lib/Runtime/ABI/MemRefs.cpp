@@ -104,6 +104,18 @@ Tensor abi::operandTensor(const TPRtUnrankedMemRef &buffer, DType dtype) {
   return toTensor(buffer, dtype);
 }
 
+bool abi::isContiguous(const TPRtUnrankedMemRef &buffer, DType dtype) {
+  View view = viewOf(buffer, byteSize(dtype));
+  return elementCount(view) == 0 || isRowMajor(view);
+}
+
+bool abi::isViewOf(const Tensor &value, const TPRtUnrankedMemRef &buffer,
+                   DType dtype) {
+  View view = viewOf(buffer, byteSize(dtype));
+  return elementCount(view) == 0 ||
+         (value.data() == view.base && isRowMajor(view));
+}
+
 Tensor abi::resultView(const TPRtUnrankedMemRef &buffer, DType dtype) {
   View view = viewOf(buffer, byteSize(dtype));
   if (elementCount(view) > 0 && isRowMajor(view))

@@ -33,6 +33,9 @@ CudaRank::~CudaRank() {
     cudaFree(buffer.first);
   for (cudaEvent_t e : events)
     cudaEventDestroy(e);
+  for (cudaEvent_t e : {forkEvent, joinEvent})
+    if (e)
+      cudaEventDestroy(e);
   if (compute)
     cudaStreamDestroy(compute);
   if (comm)
@@ -65,7 +68,38 @@ Status CudaRank::init(int deviceIndex) {
   return gemm.reserveWorkspace(compute, context);
 }
 
+Status CudaRank::beginCapture(const std::string &context) {
+  std::string why = whyNoGraphCapture();
+  if (!why.empty())
+    return Status::error(context + ": " + why);
+  for (cudaEvent_t *e : {&forkEvent, &joinEvent})
+    if (!*e)
+      TP_CUDA(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+  capturing = true;
+  return Status::ok();
+}
+
+Status CudaRank::forkFromCompute(cudaStream_t stream,
+                                 const std::string &context) {
+  if (!capturing || stream == compute)
+    return Status::ok();
+  TP_CUDA(cudaEventRecord(forkEvent, compute));
+  TP_CUDA(cudaStreamWaitEvent(stream, forkEvent, 0));
+  return Status::ok();
+}
+
+Status CudaRank::joinIntoCompute(cudaStream_t stream,
+                                 const std::string &context) {
+  if (stream == compute)
+    return Status::ok();
+  TP_CUDA(cudaEventRecord(joinEvent, stream));
+  TP_CUDA(cudaStreamWaitEvent(compute, joinEvent, 0));
+  return Status::ok();
+}
+
 Status CudaRank::synchronize(cudaStream_t stream, const std::string &context) {
+  if (capturing)
+    return joinIntoCompute(stream, context);
   TP_CUDA(cudaStreamSynchronize(stream));
   return Status::ok();
 }
@@ -73,6 +107,13 @@ Status CudaRank::synchronize(cudaStream_t stream, const std::string &context) {
 Status CudaRank::buffer(const std::string &purpose, size_t bytes, void *&ptr,
                         const std::string &context) {
   auto &slot = buffers[purpose];
+  if (slot.second < bytes && capturing)
+    // Freeing the smaller buffer would pull memory from under captured work.
+    return Status::error(
+        context + ": workspace '" + purpose + "' would grow from " +
+        std::to_string(slot.second) + " to " + std::to_string(bytes) +
+        " bytes while a CUDA graph is captured; the step that ran before the "
+        "capture sizes every workspace, so this step differs from it");
   if (slot.second < bytes) {
     if (slot.first)
       TP_CUDA(cudaFree(slot.first));
@@ -101,10 +142,15 @@ Status CudaRank::upload(const Tensor &t, const std::string &purpose, void *&ptr,
                         cudaStream_t stream, const std::string &context) {
   // Compiled code's buffers on the device (managed or this GPU's memory) are
   // read in place; FP8 GEMMs need 16-byte pointers, which workspaces have.
-  if (onDevice(t.data()) && alignmentOf(t.data()) >= kFp8MatrixAlignment) {
+  bool device = onDevice(t.data());
+  if (device && alignmentOf(t.data()) >= kFp8MatrixAlignment) {
     ptr = const_cast<void *>(t.data());
     return Status::ok();
   }
+  if (!device && capturing)
+    return Status::error(context + ": an operand (" + t.typeString() +
+                         ") is host memory; a step captured into a CUDA graph "
+                         "reads device buffers only");
   TP_RETURN_IF_ERROR(buffer(purpose, t.numBytes(), ptr, context));
   TP_CUDA(cudaMemcpyAsync(ptr, t.data(), t.numBytes(), cudaMemcpyDefault,
                           stream));
@@ -127,6 +173,15 @@ Status CudaRank::download(const void *ptr, Tensor &t, cudaStream_t stream,
   void *destination = t.mutableData();
   if (destination == ptr) // computed in place
     return synchronize(stream, context);
+  if (capturing) {
+    if (!onDevice(destination))
+      return Status::error(context + ": a result (" + t.typeString() +
+                           ") is not device memory; a step captured into a "
+                           "CUDA graph writes its results in place");
+    TP_CUDA(cudaMemcpyAsync(destination, ptr, t.numBytes(),
+                            cudaMemcpyDeviceToDevice, stream));
+    return synchronize(stream, context);
+  }
   // A copy into pageable memory returns only when the stream has drained: wait
   // through synchronize() first, which transports can bound.
   TP_RETURN_IF_ERROR(synchronize(stream, context));
@@ -255,10 +310,9 @@ Status CudaRank::scaledGemm(const Operand &a, const void *aData,
       error = Status::error(context + ": no unit-scaled FP8 algorithm");
       return Attempt::Refused;
     }
-    float ones[2] = {1.0f, 1.0f};
-    if (Status s = check(cudaMemcpyAsync(unit, ones, sizeof(ones),
-                                         cudaMemcpyHostToDevice, stream),
-                         "cudaMemcpyAsync", context);
+    if (Status s = check(launchSetFloats(static_cast<float *>(unit), 1.0f,
+                                         1.0f, stream),
+                         "constant kernel", context);
         !s.isOk())
       return failed(std::move(s));
     Attempt outcome =
@@ -292,15 +346,27 @@ Status CudaRank::scaledGemm(const Operand &a, const void *aData,
           std::tuple{"sc.globals", 2 * sizeof(float), &globals}})
       if (Status s = buffer(purpose, bytes, *ptr, context); !s.isOk())
         return failed(std::move(s));
-    float hostGlobals[2] = {
-        a.globalScale ? static_cast<float>(a.globalScale->get(0)) : 1.0f,
-        b.globalScale ? static_cast<float>(b.globalScale->get(0)) : 1.0f};
-    if (Status s =
-            check(cudaMemcpyAsync(globals, hostGlobals, sizeof(hostGlobals),
-                                  cudaMemcpyHostToDevice, stream),
-                  "cudaMemcpyAsync", context);
+    // NVFP4's global scales (1 where absent), read on the device.
+    if (Status s = check(launchSetFloats(static_cast<float *>(globals), 1.0f,
+                                         1.0f, stream),
+                         "constant kernel", context);
         !s.isOk())
       return failed(std::move(s));
+    int slot = 0;
+    for (const Tensor *global : {a.globalScale, b.globalScale}) {
+      float *into = static_cast<float *>(globals) + slot++;
+      if (!global)
+        continue;
+      void *on;
+      if (Status s = upload(*global, slot == 1 ? "sc.ga" : "sc.gb", on, stream,
+                            context);
+          !s.isOk())
+        return failed(std::move(s));
+      if (Status s = check(launchWiden(on, global->dtype(), 1, into, stream),
+                           "conversion kernel", context);
+          !s.isOk())
+        return failed(std::move(s));
+    }
     if (Status s =
             check(launchDequantizeToBF16(
                       static_cast<const uint8_t *>(aData), a.data->dtype(),

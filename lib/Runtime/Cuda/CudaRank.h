@@ -157,9 +157,29 @@ public:
                       DType outType, const std::string &site,
                       Tensor &result) override;
   HostTransfers hostTransfers() const override { return transfers; }
+  bool capturingGraph() const override { return capturing; }
+
+  /// Capture mode, for a whole step captured into one CUDA graph (StepGraph):
+  /// everything is enqueued and joins the compute stream, which the capture
+  /// started from; nothing is waited for on the host; operands and results
+  /// must be device memory; workspaces must already be large enough (the
+  /// step ran once before, outside the capture).
+  Status beginCapture(const std::string &context);
+  void endCapture() { capturing = false; }
+  /// Why this transport cannot take part in a capture ("" when it can).
+  virtual std::string whyNoGraphCapture() const { return ""; }
+  cudaStream_t computeStream() const { return compute; }
+  int deviceIndex() const { return device; }
 
 protected:
-  /// Waits for `stream`; transports that can time out override it.
+  /// Makes `stream` wait for the work enqueued on the compute stream so far
+  /// (capture mode: an op's communication starts after the glue before it).
+  Status forkFromCompute(cudaStream_t stream, const std::string &context);
+  /// Makes the compute stream wait for the work enqueued on `stream`.
+  Status joinIntoCompute(cudaStream_t stream, const std::string &context);
+
+  /// Waits for `stream` (capture mode: joins it into the compute stream);
+  /// transports that can time out override it.
   virtual Status synchronize(cudaStream_t stream, const std::string &context);
 
   /// A device buffer for `purpose`, grown when too small, reused otherwise.
@@ -257,6 +277,8 @@ protected:
   std::map<std::string, std::pair<void *, size_t>> buffers;
   std::vector<cudaEvent_t> events;
   HostTransfers transfers;
+  bool capturing = false;
+  cudaEvent_t forkEvent = nullptr, joinEvent = nullptr;
 };
 
 } // namespace tp::rt::cuda

@@ -311,11 +311,16 @@ Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
   }
   p.dAddend = nullptr;
   if (args.addend) {
-    // Partials accumulate in fp32: the addend joins them widened.
-    Tensor wide(DType::F32, args.addend->shape());
-    for (int64_t i = 0, e = wide.numElements(); i < e; ++i)
-      wide.set(i, args.addend->get(i));
-    TP_RETURN_IF_ERROR(upload(wide, "rs.addend", p.dAddend, compute, context));
+    // Partials accumulate in fp32: the addend joins them widened (on the
+    // device: the host never reads a buffer the compiled program owns).
+    void *raw;
+    int64_t count = args.addend->numElements();
+    TP_RETURN_IF_ERROR(
+        upload(*args.addend, "rs.addend.in", raw, compute, context));
+    TP_RETURN_IF_ERROR(
+        buffer("rs.addend", sizeof(float) * count, p.dAddend, context));
+    TP_CUDA(launchWiden(raw, args.addend->dtype(), count,
+                        static_cast<float *>(p.dAddend), compute));
   }
   p.dBias = nullptr;
   if (args.bias)
@@ -326,11 +331,8 @@ Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
   TP_RETURN_IF_ERROR(resultBuffer(p.reduced, "rs.out", p.dOut, context));
   TP_RETURN_IF_ERROR(
       buffer("rs.pointers", sizeof(void *) * p.g, p.dPointers, context));
-  std::vector<const void *> slots(p.g);
-  for (int i = 0; i < p.g; ++i)
-    slots[i] = p.staged(i);
-  TP_CUDA(cudaMemcpyAsync(p.dPointers, slots.data(), sizeof(void *) * p.g,
-                          cudaMemcpyHostToDevice, comm));
+  TP_CUDA(launchPointerTable(static_cast<const void **>(p.dPointers),
+                             p.dStage, p.sliceBytes, p.g, comm));
   return eventPool(size_t(p.g) * p.chunks, context);
 }
 

@@ -11,7 +11,16 @@
 // the entry, the CUDA error and the rank, and aborts; tp-run's crash report
 // then names the rank and the entry function.
 //
+// While a rank thread's step is captured into a CUDA graph (GraphCapture.h),
+// its work goes on the rank's compute stream, which has joined the capture:
+// a stream the code creates is that stream, waiting for it does nothing
+// (the graph orders the work), and allocations come from the capture's
+// arena, freed when the graph goes.
+//
 //===----------------------------------------------------------------------===//
+
+#include "GraphCapture.h"
+#include "Kernels.h"
 
 #include <cuda_runtime_api.h>
 
@@ -68,21 +77,14 @@ cudaStream_t asStream(void *stream) {
   return static_cast<cudaStream_t>(stream);
 }
 
-/// Sets `count` elements of `dst` to `value`: cudaMemset sets bytes, so a
-/// wider pattern goes through a host staging buffer, once per call.
-template <typename T>
-void fillPattern(void *dst, T value, size_t count, void *stream,
-                 const char *entry) {
-  T *pattern = static_cast<T *>(std::malloc(count * sizeof(T)));
-  if (!pattern && count)
-    check(cudaErrorMemoryAllocation, entry);
-  for (size_t i = 0; i < count; ++i)
-    pattern[i] = value;
-  check(cudaMemcpyAsync(dst, pattern, count * sizeof(T), cudaMemcpyDefault,
-                        asStream(stream)),
-        entry);
-  check(cudaStreamSynchronize(asStream(stream)), entry);
-  std::free(pattern);
+/// The capture the calling rank thread takes part in, if any.
+tp::rt::cuda::CaptureScope *capture() {
+  return tp::rt::cuda::currentCaptureScope();
+}
+
+/// Whether `stream` is the one a capture put this thread's work on.
+bool isCaptureStream(void *stream) {
+  return capture() && asStream(stream) == capture()->stream;
 }
 
 } // namespace
@@ -138,6 +140,8 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
 }
 
 void *mgpuStreamCreate() {
+  if (capture())
+    return capture()->stream;
   cudaStream_t stream = nullptr;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
         "mgpuStreamCreate");
@@ -145,10 +149,14 @@ void *mgpuStreamCreate() {
 }
 
 void mgpuStreamDestroy(void *stream) {
+  if (isCaptureStream(stream))
+    return;
   check(cudaStreamDestroy(asStream(stream)), "mgpuStreamDestroy");
 }
 
 void mgpuStreamSynchronize(void *stream) {
+  if (isCaptureStream(stream))
+    return;
   check(cudaStreamSynchronize(asStream(stream)), "mgpuStreamSynchronize");
 }
 
@@ -170,6 +178,9 @@ void mgpuEventDestroy(void *event) {
 }
 
 void mgpuEventSynchronize(void *event) {
+  // Captured work is all on one stream: the graph orders it.
+  if (capture())
+    return;
   check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)),
         "mgpuEventSynchronize");
 }
@@ -185,6 +196,12 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
   void *ptr = nullptr;
   if (sizeBytes == 0)
     return nullptr;
+  if (capture()) {
+    ptr = capture()->arena->allocate(256, sizeBytes);
+    if (!ptr)
+      check(cudaErrorMemoryAllocation, "mgpuMemAlloc (capturing)");
+    return ptr;
+  }
   if (isHostShared)
     check(cudaMallocManaged(&ptr, sizeBytes, cudaMemAttachGlobal),
           "mgpuMemAlloc");
@@ -196,6 +213,8 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
 void mgpuMemFree(void *ptr, void * /*stream*/) {
   // cudaFree frees managed and stream-ordered allocations alike, after the
   // work that uses them.
+  if (capture() && capture()->arena->owns(ptr))
+    return; // the graph keeps it
   if (ptr)
     check(cudaFree(ptr), "mgpuMemFree");
 }
@@ -207,12 +226,14 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
 }
 
 void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
-  fillPattern(dst, value, count, stream, "mgpuMemset32");
+  check(tp::rt::cuda::launchFill(dst, value, 4, count, asStream(stream)),
+        "mgpuMemset32");
 }
 
 void mgpuMemset16(void *dst, unsigned short value, size_t count,
                   void *stream) {
-  fillPattern(dst, value, count, stream, "mgpuMemset16");
+  check(tp::rt::cuda::launchFill(dst, value, 2, count, asStream(stream)),
+        "mgpuMemset16");
 }
 
 void mgpuSetDefaultDevice(int32_t device) {

@@ -145,6 +145,31 @@ __global__ void dequantizeKernel(const uint8_t *data, DType dataType,
   }
 }
 
+__global__ void widenKernel(const void *in, DType inType, int64_t n,
+                            float *out) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = load(in, inType, i);
+}
+
+__global__ void pointerTableKernel(const void **table, const uint8_t *base,
+                                   size_t stride, int count) {
+  for (int i = threadIdx.x; i < count; i += blockDim.x)
+    table[i] = base + i * stride;
+}
+
+template <typename T>
+__global__ void fillKernel(T *dst, T value, size_t count) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x)
+    dst[i] = value;
+}
+
+__global__ void setFloatsKernel(float *dst, float first, float second) {
+  dst[0] = first;
+  dst[1] = second;
+}
+
 dim3 gridFor(int64_t n) {
   int64_t blocks = (n + 255) / 256;
   return dim3(
@@ -201,5 +226,39 @@ cudaError_t tp::rt::cuda::launchDequantizeToBF16(
   dequantizeKernel<<<gridFor(rows * cols), 256, 0, stream>>>(
       data, dataType, scale, scaleType, globalScale, mode, rows, cols,
       reinterpret_cast<__nv_bfloat16 *>(out));
+  return cudaGetLastError();
+}
+
+cudaError_t tp::rt::cuda::launchWiden(const void *in, DType inType, int64_t n,
+                                      float *out, cudaStream_t stream) {
+  widenKernel<<<gridFor(n), 256, 0, stream>>>(in, inType, n, out);
+  return cudaGetLastError();
+}
+
+cudaError_t tp::rt::cuda::launchPointerTable(const void **table,
+                                             const void *base, size_t stride,
+                                             int count, cudaStream_t stream) {
+  pointerTableKernel<<<1, 32, 0, stream>>>(
+      table, static_cast<const uint8_t *>(base), stride, count);
+  return cudaGetLastError();
+}
+
+cudaError_t tp::rt::cuda::launchSetFloats(float *dst, float first,
+                                          float second, cudaStream_t stream) {
+  setFloatsKernel<<<1, 1, 0, stream>>>(dst, first, second);
+  return cudaGetLastError();
+}
+
+cudaError_t tp::rt::cuda::launchFill(void *dst, uint32_t value,
+                                     int elementBytes, size_t count,
+                                     cudaStream_t stream) {
+  if (count == 0)
+    return cudaSuccess;
+  if (elementBytes == 2)
+    fillKernel<<<gridFor(int64_t(count)), 256, 0, stream>>>(
+        static_cast<uint16_t *>(dst), static_cast<uint16_t>(value), count);
+  else
+    fillKernel<<<gridFor(int64_t(count)), 256, 0, stream>>>(
+        static_cast<uint32_t *>(dst), value, count);
   return cudaGetLastError();
 }

@@ -2,7 +2,8 @@
 //
 // The few element-wise kernels cuBLASLt and the copy engines do not cover:
 // reductions of staged partials (fp32 accumulation), conversions, FP8/FP4
-// dequantization, and row/column scaling.
+// dequantization, and row/column scaling; and the small writes (pointer
+// tables, constants) that would otherwise be copies from host memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +52,25 @@ cudaError_t launchDequantizeToBF16(const uint8_t *data, DType dataType,
                                    const float *globalScale, Scaling mode,
                                    int64_t rows, int64_t cols, uint16_t *out,
                                    cudaStream_t stream);
+
+/// out[i] = in[i] as fp32, for n elements of `inType`.
+cudaError_t launchWiden(const void *in, DType inType, int64_t n, float *out,
+                        cudaStream_t stream);
+
+/// table[i] = base + i * stride bytes, for i < count: the device array of
+/// pointers launchReduce takes, written on the stream rather than copied
+/// from the host, so a captured CUDA graph reads no host memory.
+cudaError_t launchPointerTable(const void **table, const void *base,
+                               size_t stride, int count, cudaStream_t stream);
+
+/// Sets `count` elements of 2 or 4 bytes (`elementBytes`) to `value` (its
+/// low bits for 2): gpu.memset of the GPU glue.
+cudaError_t launchFill(void *dst, uint32_t value, int elementBytes,
+                       size_t count, cudaStream_t stream);
+
+/// dst[0] = first, dst[1] = second (device constants, set on the stream).
+cudaError_t launchSetFloats(float *dst, float first, float second,
+                            cudaStream_t stream);
 
 } // namespace tp::rt::cuda
 

@@ -50,7 +50,13 @@ struct DevicePublished {
   const uint8_t *data = nullptr;  // input (or gathered buffer / partials)
   const uint8_t *scale = nullptr; // gathered scale (scaled all-gather)
   const std::vector<cudaEvent_t> *events = nullptr;
+  /// Capture mode: recorded once this rank is done reading its peers'
+  /// buffers for the op (LoopbackBackend::releaseOnDevice).
+  const cudaEvent_t *released = nullptr;
 };
+
+/// The progress mark of a member's `released` event: above every piece's.
+constexpr int64_t kReleasedMark = int64_t(1) << 40;
 
 class LoopbackBackend final : public CudaRank {
 public:
@@ -110,14 +116,44 @@ private:
   /// buffers finish (a failure may leave copies queued on either), and leaves
   /// the exchange (which waits for every peer).
   Status finish(const Group &group, const std::shared_ptr<Exchange> &ex,
-                const Status &status) {
+                Status status, const std::string &context) {
+    if (capturing && status.isOk())
+      status = releaseOnDevice(*ex, group, context);
     if (!status.isOk())
       world.fail(rank, status.message());
-    cudaStreamSynchronize(comm);
-    cudaStreamSynchronize(compute);
+    if (!capturing) {
+      cudaStreamSynchronize(comm);
+      cudaStreamSynchronize(compute);
+    }
     Status left = world.leave(group, ex);
     TP_RETURN_IF_ERROR(status);
     return left;
+  }
+  /// Capture mode's end of a collective, where the host cannot wait for the
+  /// copies: the compute stream takes in the comm stream, marks this rank
+  /// done with its peers' buffers, and waits until every peer is done with
+  /// this rank's, so the next op may overwrite them (a barrier in the graph).
+  Status releaseOnDevice(Exchange &ex, const Group &group,
+                         const std::string &context) {
+    TP_RETURN_IF_ERROR(joinIntoCompute(comm, context));
+    if (!releasedEvent)
+      TP_CUDA(cudaEventCreateWithFlags(&releasedEvent, cudaEventDisableTiming));
+    TP_CUDA(cudaEventRecord(releasedEvent, compute));
+    ex.progress[group.index]->store(kReleasedMark + 1,
+                                    std::memory_order_release);
+    for (int m = 0; m < group.size(); ++m) {
+      if (m == group.index)
+        continue;
+      TP_RETURN_IF_ERROR(world.spinFor(
+          [&] {
+            return ex.progress[m]->load(std::memory_order_acquire) >
+                   kReleasedMark;
+          },
+          context + " waiting for a peer"));
+      auto *peer = static_cast<const DevicePublished *>(ex.published[m]);
+      TP_CUDA(cudaStreamWaitEvent(compute, *peer->released, 0));
+    }
+    return Status::ok();
   }
   /// Uploads `input`, publishes it with an event guarding it, and joins the
   /// collective: every member's input is then readable after waitPeer(.., 0).
@@ -129,7 +165,8 @@ private:
     TP_RETURN_IF_ERROR(upload(input, purpose, in, comm, context));
     TP_RETURN_IF_ERROR(eventPool(1, context));
     TP_CUDA(cudaEventRecord(events[0], comm));
-    published = DevicePublished{static_cast<uint8_t *>(in), nullptr, &events};
+    published = DevicePublished{static_cast<uint8_t *>(in), nullptr, &events,
+                                &releasedEvent};
     TP_RETURN_IF_ERROR(world.join(group, site + " on " + input.typeString(),
                                   &published, nullptr, ex));
     ex->progress[group.index]->store(1, std::memory_order_release);
@@ -139,6 +176,7 @@ private:
   World &world;
   /// What this rank publishes for its current collective.
   DevicePublished published;
+  cudaEvent_t releasedEvent = nullptr;
 };
 
 } // namespace
@@ -163,6 +201,7 @@ Status LoopbackBackend::allGather(const Group &group, const Tensor &input,
                                   int64_t dim, const std::string &site,
                                   Tensor &result) {
   const std::string &context = site;
+  TP_RETURN_IF_ERROR(forkFromCompute(comm, context));
   TraceScope scope(trace, rank, Stream::Comm, "all_gather", "comm");
   Split s = splitAt(input.shape(), dim);
   int g = group.size();
@@ -186,13 +225,14 @@ Status LoopbackBackend::allGather(const Group &group, const Tensor &input,
   }
   if (status.isOk())
     status = download(out, result, comm, context);
-  return finish(group, ex, status);
+  return finish(group, ex, status, context);
 }
 
 Status LoopbackBackend::allToAll(const Group &group, const Tensor &input,
                                  int64_t split, int64_t concat,
                                  const std::string &site, Tensor &result) {
   const std::string &context = site;
+  TP_RETURN_IF_ERROR(forkFromCompute(comm, context));
   TraceScope scope(trace, rank, Stream::Comm, "all_to_all", "comm");
   int g = group.size();
   AllToAllShapes shapes;
@@ -229,13 +269,14 @@ Status LoopbackBackend::allToAll(const Group &group, const Tensor &input,
   }
   if (status.isOk())
     status = download(out, result, comm, context);
-  return finish(group, ex, status);
+  return finish(group, ex, status, context);
 }
 
 Status LoopbackBackend::reduce(const Group &group, const Tensor &input,
                                int64_t dim, bool scatter, Reduction reduction,
                                const std::string &site, Tensor &result) {
   const std::string &context = site;
+  TP_RETURN_IF_ERROR(forkFromCompute(comm, context));
   TraceScope scope(trace, rank, Stream::Comm,
                    scatter ? "reduce_scatter" : "all_reduce", "comm");
   // The reduction kernel would return zeros for types it cannot load and
@@ -258,11 +299,8 @@ Status LoopbackBackend::reduce(const Group &group, const Tensor &input,
   TP_RETURN_IF_ERROR(buffer("rd.out", sliceBytes, out, context));
   TP_RETURN_IF_ERROR(
       buffer("rd.pointers", sizeof(void *) * g, pointers, context));
-  std::vector<const void *> slots(g);
-  for (int i = 0; i < g; ++i)
-    slots[i] = static_cast<uint8_t *>(staging) + i * sliceBytes;
-  TP_CUDA(cudaMemcpyAsync(pointers, slots.data(), sizeof(void *) * g,
-                          cudaMemcpyHostToDevice, comm));
+  TP_CUDA(launchPointerTable(static_cast<const void **>(pointers), staging,
+                             sliceBytes, g, comm));
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(publishInput(group, input, "rd.in", site, ex));
   Status status;
@@ -285,7 +323,7 @@ Status LoopbackBackend::reduce(const Group &group, const Tensor &input,
               "reduce kernel", context);
   if (status.isOk())
     status = download(out, result, comm, context);
-  return finish(group, ex, status);
+  return finish(group, ex, status, context);
 }
 
 //===----------------------------------------------------------------------===//
@@ -298,6 +336,7 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
                                         const AllGatherMatmulArgs &args,
                                         std::vector<Tensor> &results) {
   const std::string &context = args.site;
+  TP_RETURN_IF_ERROR(forkFromCompute(comm, context));
   const int g = group.size(), me = group.index;
   const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
   GatherMatmulPlan plan;
@@ -305,7 +344,8 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
   const GatherLayout layout = plan.layout(ring);
 
   DevicePublished mine{static_cast<uint8_t *>(plan.dG),
-                       static_cast<uint8_t *>(plan.dGS), &events};
+                       static_cast<uint8_t *>(plan.dGS), &events,
+                       &releasedEvent};
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(world.join(group,
                                 context +
@@ -320,7 +360,7 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
         args, plan, [&](int step) { return layout.originOf(step); });
   if (status.isOk())
     status = synchronize(compute, context);
-  TP_RETURN_IF_ERROR(finish(group, ex, status));
+  TP_RETURN_IF_ERROR(finish(group, ex, status, context));
   return finishGatherMatmul(args, plan, results);
 }
 
@@ -357,6 +397,7 @@ Status LoopbackBackend::allGatherContract(const Group &group,
                                           const AllGatherContractArgs &args,
                                           std::vector<Tensor> &results) {
   const std::string &context = args.site;
+  TP_RETURN_IF_ERROR(forkFromCompute(comm, context));
   const int g = group.size(), me = group.index;
   const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
   ContractDevicePlan plan;
@@ -366,7 +407,7 @@ Status LoopbackBackend::allGatherContract(const Group &group,
   for (const Tensor *other : args.others)
     operands += " " + other->typeString();
   DevicePublished mine{static_cast<uint8_t *>(plan.gather.data), nullptr,
-                       &events};
+                       &events, &releasedEvent};
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(world.join(
       group,
@@ -379,7 +420,7 @@ Status LoopbackBackend::allGatherContract(const Group &group,
     status = contractGatheredPieces(args, plan);
   if (status.isOk())
     status = synchronize(compute, context);
-  TP_RETURN_IF_ERROR(finish(group, ex, status));
+  TP_RETURN_IF_ERROR(finish(group, ex, status, context));
   return finishContract(args, plan, results);
 }
 
@@ -387,13 +428,15 @@ Status LoopbackBackend::matmulReduceScatter(const Group &group,
                                             const MatmulReduceScatterArgs &args,
                                             std::vector<Tensor> &results) {
   const std::string &context = args.site;
+  TP_RETURN_IF_ERROR(forkFromCompute(comm, context));
   const int g = group.size(), me = group.index;
   ReduceScatterPlan plan;
   TP_RETURN_IF_ERROR(prepareReduceScatter(args, g, me, plan));
   const int chunks = plan.chunks;
   const int64_t extL = plan.extL;
 
-  DevicePublished mine{static_cast<uint8_t *>(plan.dW), nullptr, &events};
+  DevicePublished mine{static_cast<uint8_t *>(plan.dW), nullptr, &events,
+                       &releasedEvent};
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(
       world.join(group,
@@ -433,7 +476,7 @@ Status LoopbackBackend::matmulReduceScatter(const Group &group,
   Tensor unreduced;
   if (status.isOk() && args.returnUnreduced)
     status = unreducedProduct(args, plan, unreduced);
-  TP_RETURN_IF_ERROR(finish(group, ex, status));
+  TP_RETURN_IF_ERROR(finish(group, ex, status, context));
   results.clear();
   if (args.returnUnreduced)
     results.push_back(std::move(unreduced));

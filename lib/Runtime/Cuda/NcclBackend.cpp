@@ -94,6 +94,10 @@ public:
   ~NcclBackend() override;
 
   Status connect();
+  std::string whyNoGraphCapture() const override {
+    return "a CUDA graph of the step takes ranks as threads of one process "
+           "(--transport loopback); over NCCL it is not supported yet";
+  }
 
   Status allGather(const Group &group, const Tensor &input, int64_t dim,
                    const std::string &site, Tensor &result) override;

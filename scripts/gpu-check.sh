@@ -12,9 +12,9 @@
 #   3. the glue of an MLP block as PTX kernels (tp-lower-glue-to-nvvm),
 #      compiled ahead of time, against the block compiled for the CPU; then a
 #      transformer layer (attention + MLP) end to end with tp-run on 8 ranks
-#      on one GPU, fused and unfused, and fused with its glue on the GPU
-#      (--glue gpu), 10 steps each: step times and the host-device bytes per
-#      step (tables.md);
+#      on one GPU, fused and unfused, fused with its glue on the GPU
+#      (--glue gpu), and that as one CUDA graph per step (--cuda-graph), 10
+#      steps each: step times and the host-device bytes per step (tables.md);
 #   4. one benchmark table (tp-gpu-bench, bf16, 8 ranks on one GPU);
 #   then the rest: the numerics on 1, 2, 4 and 8 ranks with more schedules,
 #   over NCCL (one process per GPU: every GPU when there are several, one
@@ -285,6 +285,14 @@ if layer_program 8 "$out/transformer_layer_8.mlir"; then
     "$bin/tp-run" "$out/transformer_layer_8.mlir" --ranks 8 --backend cuda --glue gpu --gpu-chip sm_80 \
     --pipeline tp-async-tp-pipeline --steps 10 --compare-pipeline '' --compare-backend cpu
   layer_table_row "$label"
+  # And the whole step as one CUDA graph: step 1 runs as above, steps 2 to 10
+  # replay the graph of every rank's step captured after it.
+  label="8 ranks on one GPU, fused, glue on the GPU, CUDA graph"
+  step "transformer layer: $label, vs CPU" 120 \
+    "$bin/tp-run" "$out/transformer_layer_8.mlir" --ranks 8 --backend cuda --glue gpu --gpu-chip sm_80 \
+    --cuda-graph --pipeline tp-async-tp-pipeline --steps 10 --compare-pipeline '' --compare-backend cpu
+  layer_table_row "$label"
+  graph_note=$(grep -h '^CUDA graph:' "$out/$(printf '%02d' "$steps")"-*.log 2> /dev/null | head -n 1)
 else
   summary+=("transformer layer: cannot write the program (python3 with numpy?)")
   status=1
@@ -339,6 +347,7 @@ if layer_program "$n" "$e2e/layer_$n.mlir"; then
   done
 fi
 echo >> "$out/tables.md"
+if [ -n "${graph_note:-}" ]; then printf '%s\n\n' "$graph_note" >> "$out/tables.md"; fi
 step "tp-run over NCCL end to end: $n rank(s), results, dump and traces" 90 \
   sh -c '"$@" && ls "$0/t.rank0.json" "$0/dump/rank0/result0.npy"' "$e2e" \
   "$bin/tp-run" "$e2e/layer.mlir" --ranks "$n" --backend cuda --transport nccl \

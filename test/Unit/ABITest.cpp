@@ -9,6 +9,8 @@
 //   of the op (then it is computed apart and copied, so aliasing is safe);
 // - a result buffer of the wrong shape, and a bias of the wrong length, fail
 //   the op with its site; a failed context ignores later calls;
+// - while a step is captured into a CUDA graph, a strided operand, a result
+//   not written in place and an op that computes on the host fail the op;
 // - a two-rank all-gather and all-to-all through tpRtRun, the ahead-of-time
 //   driver API; an all-to-all whose split dim is out of range fails the op.
 //
@@ -183,14 +185,22 @@ public:
     return Status::error("unused");
   }
 
+  bool capturingGraph() const override { return capturing; }
+
   const void *operandBytes = nullptr, *resultBytes = nullptr;
   bool resultInPlace = false;
+  /// Stands for a step being captured into a CUDA graph.
+  bool capturing = false;
 };
 
 class ABIProbe : public ::testing::Test {
 protected:
   /// Stages a (and a 1x1 weight) and `result`, then runs the matmul entry.
   void run(Descriptor &a, Descriptor &result) {
+    call(a, result);
+    ASSERT_TRUE(ctx.error.isOk()) << ctx.error.message();
+  }
+  void call(Descriptor &a, Descriptor &result) {
     float one = 1;
     Descriptor b(&one, {1, 1}, {1, 1});
     auto text = site("'tp.matmul' at t.mlir:1:1");
@@ -198,7 +208,6 @@ protected:
     _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &b.memref);
     _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &result.memref);
     _mlir_ciface_tp_rt_matmul(&ctx, &text.memref, /*transposeB=*/0);
-    ASSERT_TRUE(ctx.error.isOk()) << ctx.error.message();
   }
 
   World world{1, std::chrono::milliseconds(5000)};
@@ -234,6 +243,56 @@ TEST_F(ABIProbe, AResultThatAliasesAnOperandIsComputedApart) {
   run(da, dout);
   EXPECT_FALSE(probe.resultInPlace);
   EXPECT_EQ(storage, (std::vector<float>{1, 2, 11, 101, 1001}));
+}
+
+// While a step is captured into a CUDA graph, the ABI copies nothing on the
+// host: such a copy would run once, at capture, and never on a replay.
+TEST_F(ABIProbe, CapturingUsesContiguousBuffersInPlace) {
+  probe.capturing = true;
+  std::vector<float> a = {1, 2, 3, 4}, out(4, 0);
+  Descriptor da(a.data(), {4, 1}, {1, 1}), dout(out.data(), {4, 1}, {1, 1});
+  run(da, dout);
+  EXPECT_TRUE(probe.resultInPlace);
+  EXPECT_EQ(out, (std::vector<float>{2, 3, 4, 5}));
+}
+
+TEST_F(ABIProbe, CapturingRefusesAStridedOperand) {
+  probe.capturing = true;
+  std::vector<float> a = {1, 0, 2, 0}, out(2, 0);
+  Descriptor da(a.data(), {2, 1}, {2, 1}), dout(out.data(), {2, 1}, {1, 1});
+  call(da, dout);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(),
+            "'tp.matmul' at t.mlir:1:1: an operand is strided: the runtime "
+            "would pack it on the host, which a step captured into a CUDA "
+            "graph cannot do");
+  EXPECT_EQ(probe.operandBytes, nullptr); // the backend never ran
+}
+
+TEST_F(ABIProbe, CapturingRefusesAResultNotWrittenInPlace) {
+  probe.capturing = true;
+  std::vector<float> a = {1, 2}, out(4, 0);
+  Descriptor da(a.data(), {2, 1}, {1, 1}), dout(out.data(), {2, 1}, {2, 1});
+  call(da, dout);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(),
+            "'tp.matmul' at t.mlir:1:1: result 0 was not written in place, "
+            "and a step captured into a CUDA graph cannot copy it on the "
+            "host");
+  EXPECT_FALSE(probe.resultInPlace);
+}
+
+TEST_F(ABIProbe, CapturingRefusesOpsThatComputeOnTheHost) {
+  probe.capturing = true;
+  std::vector<float> x = {1, 2, 3, 4};
+  Descriptor dx(x.data(), {1, 4}, {4, 1});
+  auto text = site("'tp.quantize' at t.mlir:2:1");
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &dx.memref);
+  _mlir_ciface_tp_rt_quantize(&ctx, &text.memref, TP_RT_PER_TENSOR);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(),
+            "'tp.quantize' at t.mlir:2:1: runs on the host, so a step with "
+            "it cannot be captured in a CUDA graph");
 }
 
 TEST_F(ABIRank, AMatmulIntoItsOwnOperandIsRight) {
@@ -419,6 +478,54 @@ TEST_F(ABIRank, AnIndivisibleAllToAllFailsTheOp) {
   ASSERT_FALSE(ctx.error.isOk());
   EXPECT_EQ(ctx.error.message(), "'tp.all_to_all' at t.mlir:8:3: split dim 1 "
                                  "is out of range for tensor<3xf32>");
+}
+
+/// Stands for a CUDA graph capture's arena: hands out slots of `pool`.
+struct FakeArena {
+  alignas(256) char pool[1024];
+  size_t used = 0;
+  std::vector<size_t> alignments;
+  int released = 0;
+};
+
+// While hooks are set (a CUDA graph capture), compiled code's allocations go
+// to them and frees of what they made are theirs; other frees, and every
+// allocation once the hooks are gone, go to malloc and free.
+TEST(ABIAlloc, HooksTakeTheThreadsAllocationsWhileSet) {
+  FakeArena arena;
+  tp::rt::abi::AllocationHooks hooks;
+  hooks.state = &arena;
+  hooks.allocate = [](void *state, size_t alignment, size_t size) -> void * {
+    auto *a = static_cast<FakeArena *>(state);
+    a->alignments.push_back(alignment);
+    void *slot = a->pool + a->used;
+    a->used += (size + 255) / 256 * 256;
+    return slot;
+  };
+  hooks.release = [](void *state, void *ptr) {
+    auto *a = static_cast<FakeArena *>(state);
+    bool mine = ptr >= static_cast<void *>(a->pool) &&
+                ptr < static_cast<void *>(a->pool + sizeof(a->pool));
+    a->released += mine;
+    return mine;
+  };
+  void *before = _mlir_memref_to_llvm_alloc(16);
+  tp::rt::abi::setAllocationHooks(&hooks);
+  void *plain = _mlir_memref_to_llvm_alloc(100);
+  void *aligned = _mlir_memref_to_llvm_aligned_alloc(64, 10);
+  EXPECT_EQ(plain, arena.pool);
+  EXPECT_EQ(aligned, arena.pool + 256);
+  EXPECT_EQ(arena.alignments.size(), 2u);
+  EXPECT_EQ(arena.alignments[1], 64u);
+  _mlir_memref_to_llvm_free(plain);
+  _mlir_memref_to_llvm_free(before); // not the arena's: freed
+  EXPECT_EQ(arena.released, 1);
+  tp::rt::abi::setAllocationHooks(nullptr);
+  void *after = _mlir_memref_to_llvm_alloc(16);
+  EXPECT_FALSE(after >= static_cast<void *>(arena.pool) &&
+               after < static_cast<void *>(arena.pool + sizeof(arena.pool)));
+  _mlir_memref_to_llvm_free(after);
+  EXPECT_EQ(arena.used, 512u);
 }
 
 } // namespace

@@ -177,8 +177,8 @@ struct GraphRun {
   rt::StepGraph graph;
   std::mutex mutex;
   std::condition_variable changed;
-  /// Set by rank 0 after the last replay.
-  bool replayed = false;
+  /// Set by rank 0 after the last replay (or a failed one).
+  bool replayed = false, replayFailed = false;
   std::vector<double> millis;
 };
 } // namespace
@@ -194,14 +194,15 @@ static rt::Status runGraphSteps(const CompiledProgram &program,
                                 int rank, RankValues &values, GraphRun &run) {
   values.steps = {};
   auto start = std::chrono::steady_clock::now();
-  TP_RETURN_IF_ERROR(program.run(backend, world, rank, values));
+  rt::Status prepared = program.run(backend, world, rank, values);
   values.steps.millis.push_back(std::chrono::duration<double, std::milli>(
                                     std::chrono::steady_clock::now() - start)
                                     .count());
   // Every rank takes part in the capture, even one that cannot run its step
-  // in it, so that the capture ends.
+  // in it, so that the others do not wait for it.
   std::vector<rt::Tensor> deviceArgs;
-  rt::Status prepared = run.graph.deviceInputs(rank, values.args, deviceArgs);
+  if (prepared.isOk())
+    prepared = run.graph.deviceInputs(rank, values.args, deviceArgs);
   std::vector<TPRtUnrankedMemRef> raw;
   auto kept = [&](const void *ptr) { return run.graph.owns(rank, ptr); };
   rt::Status status = run.graph.capture(world, backend, rank, [&] {
@@ -223,6 +224,7 @@ static rt::Status runGraphSteps(const CompiledProgram &program,
     values.graphBytes = run.graph.capturedBytes();
     std::lock_guard<std::mutex> lock(run.mutex);
     run.replayed = true;
+    run.replayFailed = !status.isOk();
     run.millis = std::move(millis);
     run.changed.notify_all();
   } else {
@@ -231,7 +233,8 @@ static rt::Status runGraphSteps(const CompiledProgram &program,
     while (!run.replayed && !world.failed() &&
            std::chrono::steady_clock::now() < until)
       run.changed.wait_for(lock, std::chrono::milliseconds(10));
-    if (!run.replayed && status.isOk())
+    // A failed replay may still be writing this rank's results.
+    if ((!run.replayed || run.replayFailed) && status.isOk())
       status = rt::Status::error("rank " + std::to_string(rank) +
                                  ": rank 0 did not finish replaying the "
                                  "CUDA graph");

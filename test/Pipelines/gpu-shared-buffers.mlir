@@ -23,7 +23,7 @@ memref.global "private" constant @ones : memref<4xf32> = dense<1.0>
 //   CHECK-NOT:   %[[UNUSED]]
 //       CHECK:   %[[G:.*]] = memref.get_global @ones
 //  CHECK-NEXT:   %[[SG:.*]] = gpu.alloc host_shared () : memref<4xf32>
-//  CHECK-NEXT:   memref.copy %[[G]], %[[SG]]
+//  CHECK-NEXT:   memref.copy %[[G]], %[[SG]] {tp.constant_copy}
 //  CHECK-NEXT:   %[[T:.*]] = gpu.alloc host_shared () : memref<4xf32>
 //  CHECK-NEXT:   linalg.copy ins(%[[SG]] : memref<4xf32>) outs(%[[T]] : memref<4xf32>)
 //  CHECK-NEXT:   %[[Y:.*]] = gpu.alloc host_shared (%{{.*}}) : memref<?xf32>

@@ -4,8 +4,9 @@
 // the host code: whatever the host does to a buffer (a load, a store, a
 // copy, a runtime op that computes on the host) would run once, at capture,
 // and never on a replay. So, once the glue's loops are GPU launches, this
-// pass refuses host code that touches buffer data, naming each op. Copies
-// out of constants are allowed: made once, their buffers keep the values.
+// pass refuses host code that touches buffer data, naming each op. The
+// copies of constants tp-gpu-shared-buffers makes into buffers only read
+// are allowed: made once, at capture, they keep the values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +16,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
 
 using namespace mlir;
@@ -25,13 +25,6 @@ namespace {
 /// Runtime entries that compute on the host.
 constexpr llvm::StringLiteral kHostRuntimeOps[] = {
     "tp_rt_quantize", "tp_rt_dequantize", "tp_rt_extf_f8", "tp_rt_truncf_f8"};
-
-/// Whether `value` views a constant global.
-bool viewsConstant(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value.getDefiningOp<memref::GetGlobalOp>() != nullptr;
-}
 
 /// What `op`, in host code, does to buffer data ("" when nothing).
 std::string hostDataAccess(Operation *op) {
@@ -44,9 +37,10 @@ std::string hostDataAccess(Operation *op) {
         return ("calls " + callee + ", which computes on the host").str();
     return "";
   }
-  if (auto copy = dyn_cast<memref::CopyOp>(op))
-    return viewsConstant(copy.getSource()) ? ""
-                                           : "copies a buffer on the host";
+  if (isa<memref::CopyOp>(op))
+    return op->hasAttr(mlir::tp::kConstantCopyAttr)
+               ? ""
+               : "copies a buffer on the host";
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
     return "";

@@ -64,8 +64,16 @@ Value sharedCopy(OpBuilder &builder, Location loc, Value source,
                                       dynamicSizes, ValueRange(),
                                       /*hostShared=*/true)
                      .getMemref();
-  made.insert(onStream ? streamCopy(builder, loc, source, shared)
-                      : memref::CopyOp::create(builder, loc, source, shared));
+  Operation *copy = nullptr;
+  if (onStream) {
+    copy = streamCopy(builder, loc, source, shared);
+  } else {
+    copy = memref::CopyOp::create(builder, loc, source, shared);
+    // Its buffer is only read: copied once, it keeps the constant's values
+    // (a CUDA graph of the step may keep this host copy).
+    copy->setAttr(mlir::tp::kConstantCopyAttr, builder.getUnitAttr());
+  }
+  made.insert(copy);
   return shared;
 }
 

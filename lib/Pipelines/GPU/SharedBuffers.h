@@ -9,6 +9,11 @@ namespace mlir {
 class Pass;
 namespace tp {
 
+/// Marks the host copies tp-gpu-shared-buffers makes of constant globals
+/// into shared buffers that are only read, which tp-check-graph-capture
+/// lets through.
+inline constexpr char kConstantCopyAttr[] = "tp.constant_copy";
+
 /// `tp-gpu-shared-buffers` (SharedBuffers.cpp), on a bufferized func.func.
 std::unique_ptr<Pass> createSharedBuffersPass();
 

@@ -25,6 +25,11 @@ Status CudaRank::placeOwnShard(const GatherLayout &l, const void *shard,
                                const void *scaleShard,
                                const std::string &context) {
   TP_RETURN_IF_ERROR(eventPool(size_t(l.g) * l.chunks, context));
+  for (const void *bytes : {shard, l.scale ? scaleShard : nullptr})
+    if (bytes && capturing && !onDevice(bytes))
+      return Status::error(context + ": the shard to gather is host memory; "
+                                     "a step captured into a CUDA graph "
+                                     "reads device buffers only");
   // The shard may be host memory or already on the device.
   auto place = [&](const void *shardBytes, void *gathered, const Split &s,
                    size_t elementBytes) {
@@ -250,8 +255,19 @@ Status CudaRank::finishGatherMatmul(const AllGatherMatmulArgs &args,
   results.clear();
   if (args.returnGathered) {
     results.push_back(p.gathered);
-    if (p.scaled)
-      results.push_back(p.gatherScale ? p.gatheredScale : *args.a.scale);
+    if (p.scaled && p.gatherScale) {
+      results.push_back(p.gatheredScale);
+    } else if (p.scaled) {
+      // A per-tensor scale, the same on every rank: the result is a copy of
+      // the operand's, made on the device like every other result.
+      Tensor scale = newResult(1, args.a.scale->dtype(), args.a.scale->shape(),
+                               /*zeroed=*/false);
+      void *on;
+      TP_RETURN_IF_ERROR(
+          upload(*args.a.scale, "ag.scale", on, compute, context));
+      TP_RETURN_IF_ERROR(download(on, scale, compute, context));
+      results.push_back(std::move(scale));
+    }
   }
   for (Tensor &product : p.products)
     results.push_back(std::move(product));

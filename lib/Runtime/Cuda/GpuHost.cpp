@@ -36,10 +36,18 @@ void check(cudaError_t error, const char *entry) {
     return;
   int device = -1;
   cudaGetDevice(&device);
-  std::fprintf(stderr,
-               "tp-runtime: %s (GPU glue, device %d): CUDA error %s: %s\n",
-               entry, device, cudaGetErrorName(error),
-               cudaGetErrorString(error));
+  char text[512];
+  std::snprintf(text, sizeof(text),
+                "%s (GPU glue, device %d): CUDA error %s: %s", entry, device,
+                cudaGetErrorName(error), cudaGetErrorString(error));
+  // While capturing, the capture fails with the first error instead.
+  if (tp::rt::cuda::CaptureScope *scope =
+          tp::rt::cuda::currentCaptureScope()) {
+    if (scope->error.empty())
+      scope->error = text;
+    return;
+  }
+  std::fprintf(stderr, "tp-runtime: %s\n", text);
   std::fflush(stderr);
   std::abort();
 }
@@ -81,6 +89,10 @@ cudaStream_t asStream(void *stream) {
 tp::rt::cuda::CaptureScope *capture() {
   return tp::rt::cuda::currentCaptureScope();
 }
+
+/// Whether this thread's capture has already failed: nothing more is
+/// enqueued.
+bool captureFailed() { return capture() && !capture()->error.empty(); }
 
 /// Whether `stream` is the one a capture put this thread's work on.
 bool isCaptureStream(void *stream) {
@@ -126,6 +138,8 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t sharedMemBytes, void *stream,
                       void **params, void ** /*extra*/, size_t /*count*/) {
+  if (captureFailed())
+    return;
   // A cudaKernel_t stands for the function symbol in cudaLaunchKernel.
   check(cudaLaunchKernel(function,
                          dim3(static_cast<unsigned>(gridX),
@@ -161,6 +175,8 @@ void mgpuStreamSynchronize(void *stream) {
 }
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
+  if (captureFailed())
+    return;
   check(cudaStreamWaitEvent(asStream(stream), static_cast<cudaEvent_t>(event),
                             0),
         "mgpuStreamWaitEvent");
@@ -186,6 +202,8 @@ void mgpuEventSynchronize(void *event) {
 }
 
 void mgpuEventRecord(void *event, void *stream) {
+  if (captureFailed())
+    return;
   check(cudaEventRecord(static_cast<cudaEvent_t>(event), asStream(stream)),
         "mgpuEventRecord");
 }
@@ -220,18 +238,24 @@ void mgpuMemFree(void *ptr, void * /*stream*/) {
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
+  if (captureFailed())
+    return;
   check(cudaMemcpyAsync(dst, src, sizeBytes, cudaMemcpyDefault,
                         asStream(stream)),
         "mgpuMemcpy");
 }
 
 void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
+  if (captureFailed())
+    return;
   check(tp::rt::cuda::launchFill(dst, value, 4, count, asStream(stream)),
         "mgpuMemset32");
 }
 
 void mgpuMemset16(void *dst, unsigned short value, size_t count,
                   void *stream) {
+  if (captureFailed())
+    return;
   check(tp::rt::cuda::launchFill(dst, value, 2, count, asStream(stream)),
         "mgpuMemset16");
 }

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <map>
+#include <string>
 
 namespace tp::rt::cuda {
 
@@ -46,6 +47,10 @@ private:
 struct CaptureScope {
   cudaStream_t stream = nullptr;
   CaptureArena *arena = nullptr;
+  /// The first CUDA error of an mgpu* entry while capturing (which would
+  /// otherwise abort): the capture fails with it, and later entries enqueue
+  /// nothing.
+  std::string error;
 };
 
 /// The calling thread's capture (null outside one).

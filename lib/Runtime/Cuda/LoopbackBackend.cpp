@@ -62,6 +62,10 @@ class LoopbackBackend final : public CudaRank {
 public:
   LoopbackBackend(World &world, int rank)
       : CudaRank(world.trace(), rank), world(world) {}
+  ~LoopbackBackend() override {
+    if (releasedEvent)
+      cudaEventDestroy(releasedEvent);
+  }
 
   Status allGather(const Group &group, const Tensor &input, int64_t dim,
                    const std::string &site, Tensor &result) override;

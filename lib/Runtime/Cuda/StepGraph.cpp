@@ -137,13 +137,23 @@ struct StepGraph::Impl {
   /// not); the graph is built (or `buildError` says why not).
   bool begun = false, built = false;
   Status beginError, buildError;
-  int arrived = 0;
+  /// Ranks done with their first step (ready) and with their capture.
+  int ready = 0, arrived = 0;
+  /// A replay did not finish: its memory may still be in use.
+  bool abandoned = false;
 };
 
 StepGraph::StepGraph(int ranks, std::chrono::milliseconds timeout)
     : impl(std::make_unique<Impl>(ranks, timeout)) {}
 
 StepGraph::~StepGraph() {
+  // A graph that may still run keeps its memory and handles: freeing them
+  // would wait for it, or pull memory from under it.
+  if (impl->abandoned) {
+    for (auto &arena : impl->arenas)
+      arena.release();
+    return;
+  }
   if (impl->exec)
     cudaGraphExecDestroy(impl->exec);
   for (cudaEvent_t e : impl->done)
@@ -183,7 +193,15 @@ Status StepGraph::capture(World &world, Backend &backend, int rank,
                                        backend.name());
 
   std::unique_lock<std::mutex> lock(g.mutex);
+  ++g.ready;
+  g.changed.notify_all();
   if (rank == 0) {
+    // Every rank must be past its first step first: freeing memory there
+    // synchronizes the device, which would invalidate a capture on it.
+    if (status.isOk() &&
+        !g.waitFor(world, lock, [&] { return g.ready == g.ranks; }))
+      status = Status::error(context + ": not every rank finished its first "
+                                       "step");
     if (status.isOk())
       status = g.begin();
     g.begun = true;
@@ -222,6 +240,9 @@ Status StepGraph::capture(World &world, Backend &backend, int rank,
     status = step();
     abi::setAllocationHooks(nullptr);
     setCaptureScope(nullptr);
+    // The glue's first CUDA error is the cause of any later one.
+    if (!scope.error.empty())
+      status = Status::error(context + ": " + scope.error);
   }
   if (cuda)
     cuda->endCapture();
@@ -263,7 +284,11 @@ Status StepGraph::capture(World &world, Backend &backend, int rank,
     g.changed.notify_all();
     return built;
   }
-  if (!g.waitFor(world, lock, [&] { return g.built; }) && status.isOk())
+  // Even after a failure: this rank's streams belong to the capture until
+  // rank 0 ends it, so they must outlive it.
+  if (!g.waitFor(
+          world, lock, [&] { return g.built; }, /*untilFailure=*/false) &&
+      status.isOk())
     status = Status::error(context + ": the graph was not built in time");
   if (status.isOk() && !g.buildError.isOk())
     status = Status::error(context + ": rank 0 could not build the graph");
@@ -282,10 +307,12 @@ Status StepGraph::replay(double &millis) {
   auto until = start + g.timeout;
   cudaError_t state;
   while ((state = cudaStreamQuery(g.origin)) == cudaErrorNotReady) {
-    if (std::chrono::steady_clock::now() > until)
+    if (std::chrono::steady_clock::now() > until) {
+      g.abandoned = true;
       return Status::error(context + ": the step's graph did not finish "
                                      "within the timeout of " +
                            std::to_string(g.timeout.count()) + " ms");
+    }
     std::this_thread::yield();
   }
   TP_CUDA(state);

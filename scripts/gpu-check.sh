@@ -254,8 +254,9 @@ step "GPU glue: the MLP block's glue kernels vs the CPU, 4 ranks" 60 \
 # A whole transformer layer (attention + MLP, bf16, 8 x 128 tokens, hidden
 # 1024) end to end, fused and unfused, 10 steps each, against the unfused
 # layer on the CPU backend: its step times and the bytes a step copies
-# between host and device (glue runs on the host under tp-run, so they are
-# more than the inputs and outputs) go to tables.md.
+# between host and device (with glue on the host, every op's operands and
+# results; with glue on the GPU, the inputs and results; in a CUDA graph
+# replay, none) go to tables.md.
 layer_program() {  # layer_program RANKS FILE
   python3 "$root/test/Runtime/Inputs/glue_numerics.py" --emit transformer_block --ranks "$1" \
     --dtypes bf16 --sizes 128,1024,4096,16,64 > "$2"

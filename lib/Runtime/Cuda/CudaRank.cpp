@@ -1,6 +1,7 @@
 //===- CudaRank.cpp - one rank's device: streams, workspaces, GEMMs -------===//
 
 #include "CudaRank.h"
+#include "GraphCapture.h"
 #include "Kernels.h"
 #include "tp/Runtime/Trace.h"
 
@@ -189,6 +190,14 @@ Status CudaRank::download(const void *ptr, Tensor &t, cudaStream_t stream,
                           stream));
   countCopy(destination, t.numBytes(), /*toDevice=*/false);
   return synchronize(stream, context);
+}
+
+Backend::HostTransfers CudaRank::hostTransfers() const {
+  HostTransfers all = transfers;
+  const GlueTransfers &glue = glueTransfers();
+  all.hostToDevice += glue.hostToDevice;
+  all.deviceToHost += glue.deviceToHost;
+  return all;
 }
 
 void CudaRank::countCopy(const void *hostSide, size_t bytes, bool toDevice) {

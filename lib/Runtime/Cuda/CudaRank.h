@@ -156,7 +156,8 @@ public:
   Status scaledMatmul(const Operand &a, const Operand &b, const Tensor *bias,
                       DType outType, const std::string &site,
                       Tensor &result) override;
-  HostTransfers hostTransfers() const override { return transfers; }
+  /// The runtime's copies and, on the calling thread, the GPU glue's.
+  HostTransfers hostTransfers() const override;
   bool capturingGraph() const override { return capturing; }
 
   /// Capture mode, for a whole step captured into one CUDA graph (StepGraph):

@@ -90,6 +90,17 @@ tp::rt::cuda::CaptureScope *capture() {
   return tp::rt::cuda::currentCaptureScope();
 }
 
+/// Whether `ptr` is host memory (pageable or pinned), not device or managed.
+bool isHostMemory(const void *ptr) {
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return true;
+  }
+  return attributes.type == cudaMemoryTypeUnregistered ||
+         attributes.type == cudaMemoryTypeHost;
+}
+
 /// Whether this thread's capture has already failed: nothing more is
 /// enqueued.
 bool captureFailed() { return capture() && !capture()->error.empty(); }
@@ -100,6 +111,11 @@ bool isCaptureStream(void *stream) {
 }
 
 } // namespace
+
+tp::rt::cuda::GlueTransfers &tp::rt::cuda::glueTransfers() {
+  thread_local GlueTransfers moved;
+  return moved;
+}
 
 extern "C" {
 
@@ -240,6 +256,13 @@ void mgpuMemFree(void *ptr, void * /*stream*/) {
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
   if (captureFailed())
     return;
+  // Host memory on one side (the program's inputs or results): counted for
+  // the rank's report of what a step copies.
+  tp::rt::cuda::GlueTransfers &moved = tp::rt::cuda::glueTransfers();
+  if (isHostMemory(src))
+    moved.hostToDevice += static_cast<int64_t>(sizeBytes);
+  else if (isHostMemory(dst))
+    moved.deviceToHost += static_cast<int64_t>(sizeBytes);
   check(cudaMemcpyAsync(dst, src, sizeBytes, cudaMemcpyDefault,
                         asStream(stream)),
         "mgpuMemcpy");

@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -52,6 +53,13 @@ struct CaptureScope {
   /// nothing.
   std::string error;
 };
+
+/// Bytes the GPU glue's copies (mgpuMemcpy) moved between host memory and
+/// the device on the calling thread: a rank's program inputs and results.
+struct GlueTransfers {
+  int64_t hostToDevice = 0, deviceToHost = 0;
+};
+GlueTransfers &glueTransfers();
 
 /// The calling thread's capture (null outside one).
 CaptureScope *currentCaptureScope();

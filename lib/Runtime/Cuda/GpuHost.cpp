@@ -247,8 +247,12 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
 void mgpuMemFree(void *ptr, void * /*stream*/) {
   // cudaFree frees managed and stream-ordered allocations alike, after the
   // work that uses them.
-  if (capture() && capture()->arena->owns(ptr))
-    return; // the graph keeps it
+  // While capturing nothing is freed: the arena's memory stays with the
+  // graph, and cudaFree of any other would synchronize the device, which
+  // invalidates the capture (a step frees only what it allocated, so there
+  // is no other).
+  if (capture())
+    return;
   if (ptr)
     check(cudaFree(ptr), "mgpuMemFree");
 }

@@ -75,6 +75,20 @@ func.func private @helper(%x: memref<4xf32>) -> memref<4xf32> {
   return %z : memref<4xf32>
 }
 
+// A copy from a buffer that comes through a call (not known to be shared
+// here) stays with the host, which reaches any buffer.
+// CHECK-LABEL: func.func private @through_call
+//       CHECK:   %[[R:.*]] = call @helper
+//       CHECK:   %[[Z:.*]] = gpu.alloc host_shared () : memref<4xf32>
+//  CHECK-NEXT:   memref.copy %[[R]], %[[Z]] : memref<4xf32> to memref<4xf32>
+//  CHECK-NEXT:   return %[[Z]]
+func.func private @through_call(%x: memref<4xf32>) -> memref<4xf32> {
+  %r = func.call @helper(%x) : (memref<4xf32>) -> memref<4xf32>
+  %z = memref.alloc() : memref<4xf32>
+  memref.copy %r, %z : memref<4xf32> to memref<4xf32>
+  return %z : memref<4xf32>
+}
+
 // A function without buffers is left alone.
 // CHECK-LABEL: func.func @scalars
 //  CHECK-NEXT:   arith.addf

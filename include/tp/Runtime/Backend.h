@@ -183,7 +183,9 @@ public:
   void withdrawResults() { offered.clear(); }
 
   /// Host traffic of the CUDA backend (zero elsewhere): bytes copied from
-  /// host memory to the device and back since the backend was made.
+  /// host memory to the device and back since the backend was made, plus
+  /// what the GPU glue's copies moved on the calling thread (a rank's
+  /// thread, for its program's inputs and results).
   struct HostTransfers {
     int64_t hostToDevice = 0, deviceToHost = 0;
   };

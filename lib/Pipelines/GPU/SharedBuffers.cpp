@@ -236,10 +236,18 @@ struct SharedBuffersPass
         freeShared(builder, ret.getLoc(), buffer);
     });
 
+    // Only copies between buffers known to be shared become kernels; any
+    // other (a constant of a layout not copied above, a buffer that comes
+    // through a loop or a call) stays with the host, which reaches both.
+    auto shared = [&](Value value) {
+      Value base = baseBuffer(value);
+      if (base.getDefiningOp<gpu::AllocOp>())
+        return true;
+      auto arg = dyn_cast<BlockArgument>(base);
+      return !boundary && arg && arg.getOwner() == &entry;
+    };
     for (memref::CopyOp copy : bodyCopies) {
-      // A constant the host still holds (a layout not copied above) can
-      // only be read by the host.
-      if (baseBuffer(copy.getSource()).getDefiningOp<memref::GetGlobalOp>())
+      if (!shared(copy.getSource()) || !shared(copy.getTarget()))
         continue;
       builder.setInsertionPoint(copy);
       linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),

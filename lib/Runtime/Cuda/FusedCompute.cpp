@@ -262,10 +262,7 @@ Status CudaRank::finishGatherMatmul(const AllGatherMatmulArgs &args,
       // the operand's, made on the device like every other result.
       Tensor scale = newResult(1, args.a.scale->dtype(), args.a.scale->shape(),
                                /*zeroed=*/false);
-      void *on;
-      TP_RETURN_IF_ERROR(
-          upload(*args.a.scale, "ag.scale", on, compute, context));
-      TP_RETURN_IF_ERROR(download(on, scale, compute, context));
+      TP_RETURN_IF_ERROR(download(p.dAScale, scale, compute, context));
       results.push_back(std::move(scale));
     }
   }

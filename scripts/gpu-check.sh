@@ -10,7 +10,8 @@
 #      weight gradients) on 4 ranks emulated on the GPU,
 #      against the unfused program on the CPU backend;
 #   3. the glue of an MLP block as PTX kernels (tp-lower-glue-to-nvvm),
-#      compiled ahead of time, against the block compiled for the CPU; then a
+#      compiled ahead of time, against the block compiled for the CPU; the
+#      attention and MLP blocks as one CUDA graph per step; then a
 #      transformer layer (attention + MLP) end to end with tp-run on 8 ranks
 #      on one GPU, fused and unfused, fused with its glue on the GPU
 #      (--glue gpu), and that as one CUDA graph per step (--cuda-graph), 10
@@ -250,6 +251,18 @@ step "numerics all_gather_contract: 4 ranks, bf16 and f32" 60 \
 # the same block compiled for the CPU.
 step "GPU glue: the MLP block's glue kernels vs the CPU, 4 ranks" 60 \
   "$bin/tp-glue-gpu-check"
+
+# The same blocks as one CUDA graph per step (tp-run --cuda-graph): step 1
+# as usual, steps 2 and 3 replayed, the last step's results against the
+# unfused blocks on the CPU backend.
+step "CUDA graph: attention and MLP blocks, f32 and bf16, 4 ranks, vs CPU" 90 \
+  sh -c 'for f in "$@"; do "$0" "$f" --ranks 4 --backend cuda --glue gpu --gpu-chip sm_80 \
+    --cuda-graph --steps 3 --pipeline tp-async-tp-pipeline --compare-pipeline "" \
+    --compare-backend cpu || exit 1; done' "$bin/tp-run" \
+  "$root"/test/Pipelines/Inputs/glue_attention_block.mlir \
+  "$root"/test/Pipelines/Inputs/glue_mlp_block.mlir \
+  "$root"/test/Pipelines/Inputs/glue_attention_block_bf16.mlir \
+  "$root"/test/Pipelines/Inputs/glue_mlp_block_bf16.mlir
 
 # A whole transformer layer (attention + MLP, bf16, 8 x 128 tokens, hidden
 # 1024) end to end, fused and unfused, 10 steps each, against the unfused

@@ -2,10 +2,7 @@
 
 #include "tp/Dialect/TP/Transforms/CostModel.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,231 +11,13 @@ using namespace mlir;
 using namespace mlir::tp;
 
 //===----------------------------------------------------------------------===//
-// Presets, from published figures (docs/CostModel.md cites them) and, for
-// "cpu", from scripts/bench/calibrate_cpu.py on the project's 2-core machine.
-//===----------------------------------------------------------------------===//
-
-static constexpr const char *kH100 = R"({
-  "name": "h100-nvlink",
-  "gemm": {
-    "f32":  {"peak_flops": 5.0e13, "half_flops": 2.0e8},
-    "f16":  {"peak_flops": 7.0e14, "half_flops": 1.0e9},
-    "bf16": {"peak_flops": 7.0e14, "half_flops": 1.0e9},
-    "f8":   {"peak_flops": 1.3e15, "half_flops": 2.0e9}
-  },
-  "links": {
-    "per_peer": {"bandwidth": 3.7e11, "latency": 1.0e-5},
-    "ring":     {"bandwidth": 3.7e11, "latency": 6.0e-6}
-  },
-  "overlap_slowdown": 0.03,
-  "launch_overhead": 4.0e-6
-})";
-
-static constexpr const char *kPcie = R"({
-  "name": "pcie-node",
-  "gemm": {
-    "f32":  {"peak_flops": 3.8e13, "half_flops": 2.0e8},
-    "f16":  {"peak_flops": 5.3e14, "half_flops": 1.0e9},
-    "bf16": {"peak_flops": 5.3e14, "half_flops": 1.0e9},
-    "f8":   {"peak_flops": 1.0e15, "half_flops": 2.0e9}
-  },
-  "links": {
-    "per_peer": {"bandwidth": 2.5e10, "latency": 1.5e-5},
-    "ring":     {"bandwidth": 4.0e10, "latency": 1.2e-5}
-  },
-  "overlap_slowdown": 0.05,
-  "launch_overhead": 5.0e-6
-})";
-
-// Written by scripts/bench/calibrate_cpu.py on the project's machine (2
-// cores, ranks as threads; 2026-12-01), rounded.
-static constexpr const char *kCpu = R"({
-  "name": "cpu",
-  "gemm": {
-    "f32":  {"peak_flops": 9.6e10, "half_flops": 9.2e5, "b_operand_bandwidth": 1.6e10},
-    "f16":  {"peak_flops": 3.1e10, "half_flops": 3.0e7, "b_operand_bandwidth": 1.7e8},
-    "bf16": {"peak_flops": 3.7e10, "half_flops": 3.3e7, "b_operand_bandwidth": 1.6e8},
-    "f8":   {"peak_flops": 4.0e10, "half_flops": 4.5e7, "b_operand_bandwidth": 5.4e7}
-  },
-  "links": {
-    "per_peer":   {"bandwidth": 3.6e9, "latency": 1.4e-5},
-    "ring":       {"bandwidth": 4.6e9, "latency": 1.7e-5},
-    "collective": {"bandwidth": 1.5e9, "latency": 3.2e-5}
-  },
-  "overlap_slowdown": 0.0,
-  "launch_overhead": 4.1e-6
-})";
-
-static const std::pair<llvm::StringRef, const char *> kPresets[] = {
-    {"h100-nvlink", kH100}, {"h200-nvlink", kH100}, // same GH100 compute
-    {"pcie-node", kPcie},   {"cpu", kCpu}};
-
-llvm::SmallVector<llvm::StringRef> TargetDescription::presetNames() {
-  llvm::SmallVector<llvm::StringRef> names;
-  for (auto &[name, text] : kPresets)
-    names.push_back(name);
-  return names;
-}
-
-//===----------------------------------------------------------------------===//
-// JSON
-//===----------------------------------------------------------------------===//
-
-/// A positive finite number at `key` of `object`, or an error naming it.
-static bool readNumber(const llvm::json::Object &object, llvm::StringRef key,
-                       llvm::StringRef where, double &value, bool positive,
-                       std::string &error) {
-  std::optional<double> number = object.getNumber(key);
-  if (!number || !std::isfinite(*number) || *number < 0 ||
-      (positive && *number == 0)) {
-    error = (where + "." + key + " must be a " +
-             (positive ? "positive" : "non-negative") + " number")
-                .str();
-    return false;
-  }
-  value = *number;
-  return true;
-}
-
-std::optional<TargetDescription>
-TargetDescription::fromJSON(llvm::StringRef text, std::string &error) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
-  if (!parsed) {
-    error = "not JSON: " + llvm::toString(parsed.takeError());
-    return std::nullopt;
-  }
-  const llvm::json::Object *root = parsed->getAsObject();
-  if (!root) {
-    error = "the description must be a JSON object";
-    return std::nullopt;
-  }
-  TargetDescription target;
-  if (std::optional<llvm::StringRef> name = root->getString("name"))
-    target.name = name->str();
-  const llvm::json::Object *gemm = root->getObject("gemm");
-  if (!gemm || gemm->empty()) {
-    error = "'gemm' must map element types to {peak_flops, half_flops}";
-    return std::nullopt;
-  }
-  for (const auto &[type, rate] : *gemm) {
-    std::string where = "gemm." + type.str();
-    const llvm::json::Object *fields = rate.getAsObject();
-    GemmRate parsedRate;
-    if (!fields) {
-      error = where + " must be an object";
-      return std::nullopt;
-    }
-    if (!readNumber(*fields, "peak_flops", where, parsedRate.peakFlops, true,
-                    error) ||
-        !readNumber(*fields, "half_flops", where, parsedRate.halfFlops, false,
-                    error))
-      return std::nullopt;
-    // Optional (descriptions written before it existed leave it out); 0
-    // leaves the term out too.
-    if (fields->get("b_operand_bandwidth") &&
-        !readNumber(*fields, "b_operand_bandwidth", where,
-                    parsedRate.bOperandBandwidth, false, error))
-      return std::nullopt;
-    target.gemm[type.str()] = parsedRate;
-  }
-  const llvm::json::Object *links = root->getObject("links");
-  for (auto [key, link] : {std::make_pair("per_peer", &target.perPeer),
-                           std::make_pair("ring", &target.ring)}) {
-    const llvm::json::Object *fields = links ? links->getObject(key) : nullptr;
-    std::string where = std::string("links.") + key;
-    if (!fields) {
-      error = where + " must be an object {bandwidth, latency}";
-      return std::nullopt;
-    }
-    if (!readNumber(*fields, "bandwidth", where, link->bandwidth, true,
-                    error) ||
-        !readNumber(*fields, "latency", where, link->latency, false, error))
-      return std::nullopt;
-  }
-  // Optional: without it, the unfused collective moves data as per_peer.
-  target.collective = target.perPeer;
-  if (links->get("collective")) {
-    const llvm::json::Object *fields = links->getObject("collective");
-    if (!fields ||
-        !readNumber(*fields, "bandwidth", "links.collective",
-                    target.collective.bandwidth, true, error) ||
-        !readNumber(*fields, "latency", "links.collective",
-                    target.collective.latency, false, error)) {
-      if (!fields)
-        error = "links.collective must be an object {bandwidth, latency}";
-      return std::nullopt;
-    }
-  }
-  if (!readNumber(*root, "overlap_slowdown", "target", target.overlapSlowdown,
-                  false, error) ||
-      !readNumber(*root, "launch_overhead", "target", target.launchOverhead,
-                  false, error))
-    return std::nullopt;
-  return target;
-}
-
-std::optional<TargetDescription>
-TargetDescription::load(llvm::StringRef nameOrPath, std::string &error) {
-  for (auto &[name, text] : kPresets)
-    if (nameOrPath == name) {
-      std::optional<TargetDescription> target = fromJSON(text, error);
-      if (target)
-        target->name = name.str();
-      return target;
-    }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(nameOrPath, /*IsText=*/true);
-  if (!file) {
-    error = ("'" + nameOrPath + "' is neither a preset (" +
-             llvm::join(presetNames(), ", ") + ") nor a readable file: " +
-             file.getError().message())
-                .str();
-    return std::nullopt;
-  }
-  std::optional<TargetDescription> target =
-      fromJSON((*file)->getBuffer(), error);
-  if (!target)
-    error = (nameOrPath + ": " + error).str();
-  else if (target->name.empty())
-    target->name = nameOrPath.str();
-  return target;
-}
-
-std::string TargetDescription::toJSON() const {
-  llvm::json::Object gemmObject;
-  for (const auto &entry : gemm) {
-    llvm::json::Object rate{{"peak_flops", entry.getValue().peakFlops},
-                            {"half_flops", entry.getValue().halfFlops}};
-    if (entry.getValue().bOperandBandwidth > 0)
-      rate["b_operand_bandwidth"] = entry.getValue().bOperandBandwidth;
-    gemmObject[entry.getKey()] = std::move(rate);
-  }
-  auto link = [](const LinkCost &cost) {
-    return llvm::json::Object{{"bandwidth", cost.bandwidth},
-                              {"latency", cost.latency}};
-  };
-  llvm::json::Value root = llvm::json::Object{
-      {"name", name},
-      {"gemm", std::move(gemmObject)},
-      {"links",
-       llvm::json::Object{{"per_peer", link(perPeer)},
-                          {"ring", link(ring)},
-                          {"collective", link(collective)}}},
-      {"overlap_slowdown", overlapSlowdown},
-      {"launch_overhead", launchOverhead}};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::formatv("{0:2}", root);
-  return text;
-}
-
-//===----------------------------------------------------------------------===//
 // The model (docs/CostModel.md)
 //===----------------------------------------------------------------------===//
 
-/// Seconds for one GEMM of `rows` x n x k.
-static double gemmSeconds(const TargetDescription &target,
-                          const CollectiveMatmulShape &shape, double rows) {
+/// Seconds for one GEMM of `rows` x n x k in the FLOP-only model.
+static double flopGemmSeconds(const TargetDescription &target,
+                              const CollectiveMatmulShape &shape,
+                              double rows) {
   // A type the description lacks runs at f32's rate, or any it has.
   auto it = target.gemm.find(shape.gemmType);
   if (it == target.gemm.end())
@@ -258,52 +37,198 @@ static double gemmSeconds(const TargetDescription &target,
          bOperand;
 }
 
+/// The GPU's kernels for `type`; a type the description lacks runs as f32,
+/// or as any type it has.
+static const GpuGemmType &gpuType(const GpuModel &gpu, llvm::StringRef type) {
+  auto it = gpu.types.find(type);
+  if (it == gpu.types.end())
+    it = gpu.types.find("f32");
+  if (it == gpu.types.end())
+    it = gpu.types.begin();
+  return it->getValue();
+}
+
+/// Seconds for `concurrent` GEMMs of `rows` x n x k, started together on as
+/// many streams and sharing `sms` SMs, writing `outBytes` per product
+/// element. As cuBLASLt does, the tile is chosen for one GEMM alone (it does
+/// not see the other streams); the GEMMs' tiles then share the waves.
+static double gpuGemmSeconds(const TargetDescription &target,
+                             const CollectiveMatmulShape &shape, double rows,
+                             int64_t sms, int64_t concurrent,
+                             int64_t outBytes, GpuGemmEstimate &estimate) {
+  const GpuModel &gpu = *target.gpu;
+  const GpuGemmType &type = gpuType(gpu, shape.gemmType);
+  const double m = std::max(1.0, std::ceil(rows)), n = shape.n, k = shape.k;
+  // Each operand crosses HBM once; L2 catches the re-reads.
+  double memory =
+      (type.elementBytes * (m * k + k * n) + outBytes * m * n) /
+      gpu.hbmBandwidth;
+  double perSm = type.denseFlops / gpu.sms * gpu.sustained;
+  std::optional<double> best;
+  for (const GpuTile &tile : type.tiles) {
+    double tiles = std::ceil(m / tile.rows) * std::ceil(n / tile.cols);
+    double wave = 2.0 * tile.rows * tile.cols * k / (perSm * tile.efficiency);
+    double alone = std::max(std::ceil(tiles / sms) * wave, memory);
+    if (best && alone >= *best)
+      continue;
+    best = alone;
+    estimate.tile = tile;
+    estimate.tiles = static_cast<int64_t>(tiles);
+    estimate.waveSeconds = wave;
+  }
+  estimate.rows = static_cast<int64_t>(m);
+  estimate.sms = sms;
+  estimate.waves = (concurrent * estimate.tiles + sms - 1) / sms;
+  double waves = estimate.waves * estimate.waveSeconds;
+  estimate.memoryBound = concurrent * memory > waves;
+  return target.launchOverhead + std::max(waves, concurrent * memory);
+}
+
 /// Bytes one rank sends each peer: its rows of A (gather) or of the product
-/// (scatter).
-static double bytesPerPeer(const CollectiveMatmulShape &shape) {
+/// (scatter), `elementBytes` each.
+static double bytesPerPeer(const CollectiveMatmulShape &shape,
+                           int64_t elementBytes) {
   return static_cast<double>(shape.rowsPerRank) *
-         (shape.gather ? shape.k : shape.n) * shape.elementBytes;
+         (shape.gather ? shape.k : shape.n) * elementBytes;
+}
+
+/// The collective op of the unfused program, with the faster of the
+/// library's protocols.
+static double collectiveSeconds(const TargetDescription &target,
+                                const CollectiveMatmulShape &shape) {
+  const double peers = shape.groupSize - 1;
+  if (peers <= 0)
+    return 0;
+  const double bytes = bytesPerPeer(shape, shape.elementBytes);
+  auto over = [&](const LinkCost &link) {
+    return target.launchOverhead + link.latency +
+           peers * (link.stepLatency + bytes / link.bandwidth);
+  };
+  double seconds = over(target.collective);
+  if (target.collectiveLowLatency.bandwidth > 0)
+    seconds = std::min(seconds, over(target.collectiveLowLatency));
+  return seconds;
+}
+
+/// The fused schedule's transfers: (g - 1) * c messages of a piece each
+/// after one handshake (the link's latency). per_peer launches a piece to
+/// every peer at once (one launch per round of c) unless each message is a
+/// launch of its own (`launchPerMessage`: copy engines); ring forwards it
+/// peer by peer (one launch per message).
+static double fusedCommSeconds(const TargetDescription &target,
+                               const CollectiveMatmulShape &shape,
+                               Algorithm algorithm, int64_t chunks,
+                               double bytes, double bandwidthShare,
+                               bool launchPerMessage) {
+  const double peers = shape.groupSize - 1;
+  if (peers <= 0)
+    return 0;
+  const LinkCost &link =
+      algorithm == Algorithm::Ring ? target.ring : target.perPeer;
+  double launches = algorithm == Algorithm::Ring || launchPerMessage
+                        ? peers * chunks
+                        : chunks;
+  return link.latency + launches * target.launchOverhead +
+         peers * bytes / (link.bandwidth * bandwidthShare);
+}
+
+/// The hidden fraction of the unfused communication.
+static void setHidden(SchedulePrediction &p) {
+  double exposed = std::max(0.0, p.fused - p.fusedCompute);
+  p.hidden = p.unfusedComm > 0
+                 ? std::clamp(1.0 - exposed / p.unfusedComm, 0.0, 1.0)
+                 : 1.0;
+}
+
+/// The tile-and-wave model: pieces run on the SMs the transport leaves, a
+/// reduce-scatter stages fp32 partials and sums them in one more kernel
+/// (as the CUDA backend does).
+static SchedulePrediction predictGpu(const TargetDescription &target,
+                                     const CollectiveMatmulShape &shape,
+                                     Algorithm algorithm, int64_t chunks) {
+  const GpuModel &gpu = *target.gpu;
+  SchedulePrediction p;
+  p.algorithm = algorithm;
+  p.chunks = chunks;
+  const int64_t g = shape.groupSize, peers = g - 1;
+  const int64_t typeBytes = gpuType(gpu, shape.gemmType).elementBytes;
+  p.unfusedComm = collectiveSeconds(target, shape);
+  p.wholeGemm.emplace();
+  p.unfusedGemm =
+      gpuGemmSeconds(target, shape, static_cast<double>(g) * shape.rowsPerRank,
+                     gpu.sms, 1, typeBytes, *p.wholeGemm);
+  p.unfused = p.unfusedComm + p.unfusedGemm;
+
+  int64_t commSms = peers > 0 ? gpu.commSms.lookup(gpu.transport) : 0;
+  double bandwidthShare =
+      gpu.transport == "nccl" && gpu.ncclChannels > 0
+          ? std::min(1.0, static_cast<double>(commSms) / gpu.ncclChannels)
+          : 1.0;
+  double rows = std::ceil(static_cast<double>(shape.rowsPerRank) / chunks);
+  int64_t outBytes = shape.gather ? typeBytes : 4;
+  int64_t streams = gpu.computeStreams, pieces = g * chunks;
+  double rounds = std::ceil(static_cast<double>(pieces) / streams);
+  double slowdown = peers > 0 ? 1 + target.overlapSlowdown : 1;
+  auto computeOn = [&](int64_t sms, GpuGemmEstimate &piece) {
+    GpuGemmEstimate group;
+    double one = gpuGemmSeconds(target, shape, rows, sms, 1, outBytes, piece);
+    double together =
+        streams > 1 ? gpuGemmSeconds(target, shape, rows, sms, streams,
+                                     outBytes, group)
+                    : one;
+    return std::make_pair(one * slowdown, rounds * together * slowdown);
+  };
+  GpuGemmEstimate allSms;
+  p.piece.emplace();
+  auto [piece, compute] = computeOn(gpu.sms - commSms, *p.piece);
+  p.fusedCompute = compute;
+  p.fusedComputeAllSms = computeOn(gpu.sms, allSms).second;
+  p.fusedLaunches = rounds * target.launchOverhead;
+
+  double bytes = shape.gather ? bytesPerPeer(shape, shape.elementBytes)
+                              : bytesPerPeer(shape, 4);
+  // A copy engine takes one cudaMemcpyAsync per peer; NCCL one group of
+  // sends and receives per round.
+  p.fusedComm = fusedCommSeconds(target, shape, algorithm, chunks, bytes,
+                                 bandwidthShare,
+                                 gpu.transport == "copy_engine");
+  // The last piece's GEMM waits for its data (gather), or the first piece's
+  // data waits for its GEMM (scatter): either way one piece is not hidden.
+  p.fused = std::max(compute, p.fusedComm + piece);
+  if (!shape.gather && peers > 0)
+    p.fused += target.launchOverhead +
+               (static_cast<double>(g) * shape.rowsPerRank * shape.n * 4 +
+                static_cast<double>(shape.rowsPerRank) * shape.n * typeBytes) /
+                   gpu.hbmBandwidth;
+  setHidden(p);
+  return p;
 }
 
 SchedulePrediction tp::predictSchedule(const TargetDescription &target,
                                        const CollectiveMatmulShape &shape,
                                        Algorithm algorithm, int64_t chunks) {
+  if (target.gpu)
+    return predictGpu(target, shape, algorithm, chunks);
   SchedulePrediction p;
   p.algorithm = algorithm;
   p.chunks = chunks;
   const double g = static_cast<double>(shape.groupSize);
   const double peers = g - 1, c = static_cast<double>(chunks);
-  const double bytes = bytesPerPeer(shape);
 
   // Unfused: the collective op, then one GEMM over every rank's rows.
-  const LinkCost &collective = target.collective;
-  double unfusedComm =
-      peers > 0 ? target.launchOverhead + collective.latency +
-                      peers * bytes / collective.bandwidth
-                : 0;
-  double wholeGemm = gemmSeconds(target, shape, g * shape.rowsPerRank);
-  p.unfused = unfusedComm + wholeGemm;
+  p.unfusedComm = collectiveSeconds(target, shape);
+  p.unfusedGemm = flopGemmSeconds(target, shape, g * shape.rowsPerRank);
+  p.unfused = p.unfusedComm + p.unfusedGemm;
 
-  // Fused: g * c GEMM pieces, slowed while data moves, and (g - 1) * c
-  // messages of a piece each after one handshake (the link's latency).
-  // per_peer launches a piece to every peer at once (one launch per round of
-  // c); ring forwards it peer by peer (one launch per message).
-  const LinkCost &link =
-      algorithm == Algorithm::Ring ? target.ring : target.perPeer;
-  double piece = gemmSeconds(target, shape, shape.rowsPerRank / c) *
+  // Fused: g * c GEMM pieces, slowed while data moves.
+  double piece = flopGemmSeconds(target, shape, shape.rowsPerRank / c) *
                  (peers > 0 ? 1 + target.overlapSlowdown : 1);
-  double launches = algorithm == Algorithm::Ring ? peers * c : c;
-  double comm = peers > 0 ? link.latency + launches * target.launchOverhead +
-                                peers * bytes / link.bandwidth
-                          : 0;
-  double compute = g * c * piece;
-  // The last piece's GEMM waits for its data (gather), or the first piece's
-  // data waits for its GEMM (scatter): either way one piece is not hidden.
-  p.fused = std::max(compute, comm + piece);
-  double exposed = std::max(0.0, p.fused - compute);
-  p.hidden = unfusedComm > 0
-                 ? std::clamp(1.0 - exposed / unfusedComm, 0.0, 1.0)
-                 : 1.0;
+  p.fusedComm = fusedCommSeconds(target, shape, algorithm, chunks,
+                                 bytesPerPeer(shape, shape.elementBytes), 1,
+                                 /*launchPerMessage=*/false);
+  p.fusedCompute = g * c * piece;
+  p.fused = std::max(p.fusedCompute, p.fusedComm + piece);
+  setHidden(p);
   return p;
 }
 
@@ -321,4 +246,58 @@ SchedulePrediction tp::chooseSchedule(const TargetDescription &target,
         best = p;
     }
   return *best;
+}
+
+bool tp::predictsGain(const TargetDescription &target,
+                      const SchedulePrediction &p) {
+  return p.fused < p.unfused * (1 - target.minGain);
+}
+
+/// "8 waves of 64x128 tiles (33.6 us each)".
+static std::string describeWaves(int64_t waves, const GpuGemmEstimate &gemm) {
+  return llvm::formatv("{0} wave{1} of {2}x{3} tiles ({4:F1} us each)", waves,
+                       waves == 1 ? "" : "s", gemm.tile.rows, gemm.tile.cols,
+                       gemm.waveSeconds * 1e6)
+      .str();
+}
+
+std::string tp::explainLoss(const TargetDescription &target,
+                            const SchedulePrediction &p) {
+  if (!target.gpu || !p.wholeGemm || !p.piece)
+    return "";
+  const GpuModel &gpu = *target.gpu;
+  const GpuGemmEstimate &whole = *p.wholeGemm, &piece = *p.piece;
+  double pieces = std::round(p.fusedLaunches / target.launchOverhead);
+  double launches = p.fusedLaunches - target.launchOverhead;
+  double contention = p.fusedCompute - p.fusedComputeAllSms;
+  double waves = p.fusedComputeAllSms - p.fusedLaunches -
+                 (p.unfusedGemm - target.launchOverhead);
+  double exposed = p.fused - p.fusedCompute;
+  double worst = std::max({launches, contention, waves, exposed});
+  if (worst == waves)
+    return llvm::formatv("waves: {0} pieces of {1} rows take {2} where the "
+                         "whole GEMM takes {3}",
+                         static_cast<int64_t>(pieces), piece.rows,
+                         describeWaves(static_cast<int64_t>(pieces) *
+                                           piece.waves /
+                                           std::max<int64_t>(
+                                               gpu.computeStreams, 1),
+                                       piece),
+                         describeWaves(whole.waves, whole))
+        .str();
+  if (worst == launches)
+    return llvm::formatv("launches: {0} GEMM pieces cost {1:F1} us more in "
+                         "launches than one GEMM",
+                         static_cast<int64_t>(pieces), launches * 1e6)
+        .str();
+  if (worst == contention)
+    return llvm::formatv("contention: the {0} transport takes {1} of {2} SMs "
+                         "from the pieces ({3:F1} us)",
+                         gpu.transport, gpu.commSms.lookup(gpu.transport),
+                         gpu.sms, contention * 1e6)
+        .str();
+  return llvm::formatv("exposed: {0:F1} us of transfers are not hidden "
+                       "behind the pieces",
+                       exposed * 1e6)
+      .str();
 }

@@ -1,10 +1,11 @@
 //===- CostModel.h - predicted times of fused and unfused schedules -*- C++ -*-===//
 //
 // Whether fusing a collective with its matmul pays, and with which schedule,
-// from a target description: GEMM throughput by element type as a function
-// of problem size, the links' bandwidth and latency per algorithm, what
-// overlapping costs the GEMMs, and launch overheads. docs/CostModel.md
-// gives the equations and where each preset's constants come from.
+// from a target description: GEMM throughput by element type (on GPUs, a
+// tile-and-wave model of the GEMM kernels), the links' bandwidth and latency
+// per algorithm, what overlapping costs the GEMMs, and launch overheads.
+// docs/CostModel.md gives the equations and where each preset's constants
+// come from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +14,10 @@
 
 #include "tp/Dialect/TP/IR/TPOps.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::tp {
@@ -29,10 +32,49 @@ struct GemmRate {
   double peakFlops = 0, halfFlops = 0, bOperandBandwidth = 0;
 };
 
-/// A collective costs `latency` once (the handshake), and `bytes` cost
+/// A collective costs `latency` once (the handshake), `stepLatency` per
+/// peer (a ring step of a library collective), and `bytes` cost
 /// `bytes / bandwidth` seconds.
 struct LinkCost {
-  double bandwidth = 0, latency = 0;
+  double bandwidth = 0, latency = 0, stepLatency = 0;
+};
+
+/// One output tile a GPU GEMM kernel computes on an SM: `rows x cols`, at
+/// `efficiency` of the best tile's per-SM rate (docs/CostModel.md derives it
+/// from the SM's shared-memory bandwidth).
+struct GpuTile {
+  int64_t rows = 0, cols = 0;
+  double efficiency = 1;
+};
+
+/// A GPU's GEMM kernels for one input type: the dense tensor-core peak of
+/// the whole GPU, the element size, and the tiles the library chooses among.
+struct GpuGemmType {
+  double denseFlops = 0;
+  int64_t elementBytes = 2;
+  llvm::SmallVector<GpuTile> tiles;
+};
+
+/// The tile-and-wave model of a GPU's GEMMs: a GEMM is ceil(tiles / SMs)
+/// waves, each one tile's K loop at the SM's share of the peak, and never
+/// faster than moving its operands through HBM.
+struct GpuModel {
+  int64_t sms = 0;
+  /// Fraction of the dense peak the best tile sustains on large GEMMs.
+  double sustained = 1;
+  /// Bytes per second.
+  double hbmBandwidth = 0;
+  /// Streams the fused schedules' GEMM pieces run on (their tiles share the
+  /// SMs' waves).
+  int64_t computeStreams = 1;
+  /// How the fused schedules move data: "copy_engine" or "nccl".
+  std::string transport = "copy_engine";
+  /// SMs each transport takes from the GEMM pieces while it overlaps them.
+  llvm::StringMap<int64_t> commSms;
+  /// CTAs (one SM each) NCCL wants for its full bandwidth; with fewer SMs
+  /// left to it, it moves data proportionally slower. 0: never limited.
+  int64_t ncclChannels = 0;
+  llvm::StringMap<GpuGemmType> types;
 };
 
 struct TargetDescription {
@@ -43,11 +85,19 @@ struct TargetDescription {
   /// The fused schedules' transfers, per algorithm, and the unfused
   /// collective op (a library collective on GPUs; it defaults to per_peer's).
   LinkCost perPeer, ring, collective;
+  /// The collective's low-latency protocol (NCCL's LL), which the library
+  /// picks where it is faster (small messages); bandwidth 0: none.
+  LinkCost collectiveLowLatency;
   /// Fraction of GEMM throughput lost while communication overlaps it (SMs
   /// or cores reserved for moving data).
   double overlapSlowdown = 0;
   /// Seconds per GEMM or transfer launched.
   double launchOverhead = 0;
+  /// Fuse only where the fused time is predicted at least this fraction
+  /// below the unfused one: the model's margin of error (0: any gain).
+  double minGain = 0;
+  /// GPU targets: the tile model replaces `gemm`'s FLOP-only curve.
+  std::optional<GpuModel> gpu;
 
   /// From JSON (the format docs/CostModel.md describes); `error` says what
   /// is missing or malformed.
@@ -73,15 +123,43 @@ struct CollectiveMatmulShape {
   std::string gemmType = "f32";
 };
 
+/// How a GPU GEMM runs in the tile model.
+struct GpuGemmEstimate {
+  GpuTile tile;
+  int64_t rows = 0, tiles = 0, waves = 0, sms = 0;
+  /// One wave: one tile's K loop. Seconds.
+  double waveSeconds = 0;
+  /// Whether moving the operands through HBM takes longer than the waves.
+  bool memoryBound = false;
+};
+
 struct SchedulePrediction {
   Algorithm algorithm = Algorithm::PerPeer;
   int64_t chunks = 1;
   /// Seconds.
   double unfused = 0, fused = 0;
+  /// The unfused collective and GEMM; the fused schedule's GEMM pieces (all
+  /// of them) and transfers. Seconds.
+  double unfusedComm = 0, unfusedGemm = 0, fusedCompute = 0, fusedComm = 0;
   /// Of the unfused communication time, the fraction the fused schedule
   /// hides behind GEMMs (0..1).
   double hidden = 0;
+  /// GPU targets: the whole GEMM and one piece, in the tile model.
+  std::optional<GpuGemmEstimate> wholeGemm, piece;
+  /// GPU targets: the fused pieces' time with every SM (no transport
+  /// taking any) and with no launch overhead, to tell what a loss comes
+  /// from. Seconds.
+  double fusedComputeAllSms = 0, fusedLaunches = 0;
 };
+
+/// Whether `p` predicts enough of a gain to fuse on `target` (its min_gain).
+bool predictsGain(const TargetDescription &target, const SchedulePrediction &p);
+
+/// What makes the fused schedule of `p` slower than it would need to be to
+/// pay, for a remark: on GPU targets, "waves: ...", "launches: ..." or
+/// "contention: ..."; empty where the target has no GPU model.
+std::string explainLoss(const TargetDescription &target,
+                        const SchedulePrediction &p);
 
 /// The predicted times of one schedule.
 SchedulePrediction predictSchedule(const TargetDescription &target,

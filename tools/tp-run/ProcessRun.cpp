@@ -32,6 +32,20 @@ rt::Status run::joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group) {
 #endif
 }
 
+std::chrono::seconds run::rankSetupAllowance(const std::string &transport) {
+  return std::chrono::seconds(transport == "nccl" ? 30 : 10);
+}
+
+std::chrono::seconds run::mpirunJobLimit(std::chrono::milliseconds runLimit,
+                                         int runs, int ranks) {
+  // Starting the processes and parsing, before any watchdog runs: generous,
+  // since ranks outnumber cores in CI and a loaded machine starts slowly.
+  std::chrono::seconds launch = std::chrono::seconds(30 + 2 * ranks);
+  std::chrono::milliseconds perRun =
+      runLimit + runLimit / 4 + rankSetupAllowance("mpi");
+  return std::chrono::ceil<std::chrono::seconds>(runs * perRun + launch);
+}
+
 rt::Status run::execUnderMpirun(const std::vector<std::string> &argv,
                                 int ranks, std::chrono::seconds limit) {
 #ifndef TP_HAVE_MPI
@@ -207,7 +221,7 @@ rt::Status run::runProcesses(mlir::func::FuncOp entry,
   {
     // As the launchers allow: NCCL communicators take longer to create.
     RunWatchdog watchdog(*group, mlir::tp::runLimit(options),
-                         std::chrono::seconds(transport == "nccl" ? 30 : 10));
+                         run::rankSetupAllowance(transport));
     ran = runRank(entry, options, transport, *group, perRank[rank]);
   }
   TP_RETURN_IF_ERROR(ran);

@@ -24,6 +24,18 @@ namespace tp::run {
 /// by tp-run or by mpirun); null when it should launch the ranks itself.
 rt::Status joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group);
 
+/// What a rank's watchdog allows one run beyond its timeout and a quarter
+/// more: time to compile and, for NCCL, to create communicators.
+std::chrono::seconds rankSetupAllowance(const std::string &transport);
+
+/// mpirun's own limit for a job of `runs` runs on `ranks` processes. It is
+/// only a backstop: each rank's watchdog ends a run that outlasts its
+/// timeout and names the rank, but it counts from the rank's start, after
+/// mpirun has started the processes and they have parsed the program; the
+/// job limit allows for that too, so it never ends the job (silently) first.
+std::chrono::seconds mpirunJobLimit(std::chrono::milliseconds runLimit,
+                                    int runs, int ranks);
+
 /// Replaces this process by Open MPI's `mpirun --oversubscribe --quiet
 /// --timeout limit -n ranks argv...` (mpirun from $TP_MPIRUN, else from PATH); returns
 /// only the error when it cannot.

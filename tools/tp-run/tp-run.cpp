@@ -539,9 +539,8 @@ static int runTool(int argc, char **argv,
   // MPI ranks are started by mpirun: once the program is known to be sound
   // (so its errors are reported once, not by every rank), this process
   // becomes mpirun.
-  // The job is bounded, so ranks that all spin in compiled code end too:
-  // each run's own timeout (the compared program runs too) and a quarter
-  // more, plus 10 s to start and a second per rank to compile.
+  // Each rank's watchdog ends a run that spins in compiled code; mpirun's
+  // own limit is a backstop behind it (ProcessRun.h: mpirunJobLimit).
   if (processes && !group && transport == "mpi") {
     // Compiled here first, so a program that does not compile, or a compared
     // pipeline that fails, is reported once rather than by every rank.
@@ -550,10 +549,9 @@ static int runTool(int argc, char **argv,
             mlir::tp::CompiledProgram::compile(entry, options, compiled);
         !built)
       return fail(built.message());
-    std::chrono::milliseconds limit = mlir::tp::runLimit(options);
     int runs = comparePipeline.getValue() == "\x01" ? 1 : 2;
-    auto jobLimit = std::chrono::duration_cast<std::chrono::seconds>(
-        runs * (limit + limit / 4) + std::chrono::seconds(10 + numRanks));
+    std::chrono::seconds jobLimit = ::tp::run::mpirunJobLimit(
+        mlir::tp::runLimit(options), runs, numRanks);
     return fail(
         ::tp::run::execUnderMpirun(commandLine, numRanks, jobLimit).message());
   }

@@ -18,7 +18,7 @@ import tempfile
 
 import numpy as np
 
-from numerics_common import TRANSPORT_HELP, add_transport, finish, run, to_bf16, transport_args
+from numerics_common import TRANSPORT_HELP, add_transport, finish, report, run, to_bf16, transport_args
 
 # entry: (global shape, element type, source split dim, target split dim)
 ENTRIES = {
@@ -92,8 +92,8 @@ def main():
                 total += 1
                 ok, detail = check(args.tp_run, path, g, name, tmp, backend)
                 passed += ok
-                print(f"{name} g={g}: ok, {detail}" if ok
-                      else f"{name} g={g}: FAILED\n{detail}")
+                report(f"{name} g={g}: ok, {detail}" if ok else f"{name} g={g}: FAILED",
+                       ok, detail)
     finish(passed, total)
 
 

@@ -20,7 +20,7 @@ import os
 import re
 import tempfile
 
-from numerics_common import TRANSPORT_HELP, add_transport, compare, finish, run, transport_args
+from numerics_common import TRANSPORT_HELP, add_transport, compare, finish, report, run, transport_args
 
 K, N, F, R, B, S = 32, 16, 24, 4, 2, 3  # per-rank sizes
 
@@ -419,7 +419,7 @@ def main():
                                  "--tp-async-tp=stats", "-o", os.devnull])
                     m = re.search(r"(\d+) collectives left unfused", stats.stdout)
                     if stats.returncode != 0 or not m or m.group(1) != "0":
-                        print(f"{pattern} g={g} {dt}: FAILED to fuse\n{stats.stdout}")
+                        report(f"{pattern} g={g} {dt}: FAILED to fuse", False, stats.stdout)
                         total += 1
                         continue
                     for schedule in args.schedules:
@@ -433,7 +433,7 @@ def main():
             verdicts = pool.map(lambda r: compare(r[1]), runs)
             for (tag, _), (ok, error, output) in zip(runs, verdicts):
                 passed += ok
-                print(f"{tag}: ok ({error})" if ok else f"{tag}: FAILED\n{output}")
+                report(f"{tag}: ok ({error})" if ok else f"{tag}: FAILED", ok, output)
     finish(passed, total)
 
 

@@ -17,7 +17,7 @@ import os
 import re
 import tempfile
 
-from numerics_common import add_transport, compare, finish, run, transport_args
+from numerics_common import add_transport, compare, finish, report, run, transport_args
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -64,7 +64,7 @@ def main():
                                        "func.func(shard-partition,canonicalize,cse))"],
                                       input=source)
                     if partitioned.returncode != 0:
-                        print(f"{tag}: upstream shard-partition FAILED\n{partitioned.stdout}")
+                        report(f"{tag}: upstream shard-partition FAILED", False, partitioned.stdout)
                         continue
                     path = os.path.join(tmp, f"{name}_{g}_{dt}.mlir")
                     with open(path, "w") as f:
@@ -79,15 +79,15 @@ def main():
                     expected = fusions(g) if g > 1 else 0
                     unfused = "1" if options and g > 1 else "0"
                     if not m or fused != expected or m.group(3) != unfused:
-                        print(f"{tag}: expected {expected} fusions\n{stats.stdout}")
+                        report(f"{tag}: expected {expected} fusions", False, stats.stdout)
                         continue
                     ok, error, output = compare(
                         [args.tp_run, path, "--ranks", str(g * per_group), "--seed", str(g),
                          "--pipeline", pipeline, "--compare-pipeline", ""]
                         + extra(g) + transport_args(args))
                     passed += ok
-                    print(f"{tag}: ok, {expected} fused ({error})" if ok
-                          else f"{tag}: FAILED\n{output}")
+                    report(f"{tag}: ok, {expected} fused ({error})" if ok else f"{tag}: FAILED",
+                           ok, output)
     finish(passed, total)
 
 

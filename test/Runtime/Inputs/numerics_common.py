@@ -42,6 +42,17 @@ def compare(cmd):
     return ok, verdict.group(1) if verdict else None, result.stdout
 
 
+def report(line, ok, detail):
+    """Prints a case's line; a failed case's detail follows it, and goes to
+    stderr too: lit keeps stderr in its log even when FileCheck stops
+    reading stdout, so a rare failure in CI can be told from its log."""
+    if ok:
+        print(line)
+        return
+    print(f"{line}\n{detail}")
+    print(f"{line}\n{detail}", file=sys.stderr, flush=True)
+
+
 def finish(passed, total):
     print(f"passed {passed} of {total}")
     sys.exit(0 if passed == total else 1)
@@ -82,6 +93,6 @@ def run_matrix(names, ranks, dtypes, check):
                     total += 1
                     ok, detail = check(name, g, dt, tmp)
                     passed += ok
-                    print(f"{name} g={g} {dt}: ok ({detail})" if ok
-                          else f"{name} g={g} {dt}: FAILED\n{detail}")
+                    report(f"{name} g={g} {dt}: " + (f"ok ({detail})" if ok else "FAILED"),
+                           ok, detail)
     finish(passed, total)

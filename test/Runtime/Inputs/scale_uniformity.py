@@ -29,7 +29,7 @@ import tempfile
 
 import numpy as np
 
-from numerics_common import add_transport, compare, finish, run, transport_args
+from numerics_common import add_transport, compare, finish, report, run, transport_args
 
 R, K, N = 8, 64, 32  # rows per rank, K, local output columns
 # Largest |result - numpy| / max |numpy| accepted with the group scale (numpy
@@ -188,7 +188,7 @@ def main():
                         ok, detail = check(g, mode, dt, group_scale, args, tmp)
                         passed += ok
                         tag = f"{mode} {'group' if group_scale else 'own'} scale g={g} {dt}"
-                        print(f"{tag}: ok ({detail})" if ok else f"{tag}: FAILED\n{detail}")
+                        report(f"{tag}: ok ({detail})" if ok else f"{tag}: FAILED", ok, detail)
     finish(passed, total)
 
 

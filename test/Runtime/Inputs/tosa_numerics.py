@@ -28,7 +28,7 @@ import tempfile
 
 import numpy as np
 
-from numerics_common import add_transport, compare, finish, run, to_bf16, transport_args
+from numerics_common import add_transport, compare, finish, report, run, to_bf16, transport_args
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 M, K, H, N = 16, 32, 48, 32  # tokens, model, hidden, model (global)
@@ -124,8 +124,8 @@ def main():
                 total += 1
                 ok, detail = check(g, dt, args, tmp)
                 passed += ok
-                print(f"tosa_mlp g={g} {dt}: ok ({detail})" if ok
-                      else f"tosa_mlp g={g} {dt}: FAILED\n{detail}")
+                report(f"tosa_mlp g={g} {dt}: ok ({detail})" if ok
+                       else f"tosa_mlp g={g} {dt}: FAILED", ok, detail)
     finish(passed, total)
 
 

@@ -183,6 +183,7 @@ static SchedulePrediction predictGpu(const TargetDescription &target,
   auto [piece, compute] = computeOn(gpu.sms - commSms, *p.piece);
   p.fusedCompute = compute;
   p.fusedComputeAllSms = computeOn(gpu.sms, allSms).second;
+  p.pieces = pieces;
   p.fusedLaunches = rounds * target.launchOverhead;
 
   double bytes = shape.gather ? bytesPerPeer(shape, shape.elementBytes)
@@ -267,7 +268,7 @@ std::string tp::explainLoss(const TargetDescription &target,
     return "";
   const GpuModel &gpu = *target.gpu;
   const GpuGemmEstimate &whole = *p.wholeGemm, &piece = *p.piece;
-  double pieces = std::round(p.fusedLaunches / target.launchOverhead);
+  const int64_t pieces = p.pieces;
   double launches = p.fusedLaunches - target.launchOverhead;
   double contention = p.fusedCompute - p.fusedComputeAllSms;
   double waves = p.fusedComputeAllSms - p.fusedLaunches -
@@ -277,9 +278,8 @@ std::string tp::explainLoss(const TargetDescription &target,
   if (worst == waves)
     return llvm::formatv("waves: {0} pieces of {1} rows take {2} where the "
                          "whole GEMM takes {3}",
-                         static_cast<int64_t>(pieces), piece.rows,
-                         describeWaves(static_cast<int64_t>(pieces) *
-                                           piece.waves /
+                         pieces, piece.rows,
+                         describeWaves(pieces * piece.waves /
                                            std::max<int64_t>(
                                                gpu.computeStreams, 1),
                                        piece),
@@ -288,7 +288,7 @@ std::string tp::explainLoss(const TargetDescription &target,
   if (worst == launches)
     return llvm::formatv("launches: {0} GEMM pieces cost {1:F1} us more in "
                          "launches than one GEMM",
-                         static_cast<int64_t>(pieces), launches * 1e6)
+                         pieces, launches * 1e6)
         .str();
   if (worst == contention)
     return llvm::formatv("contention: the {0} transport takes {1} of {2} SMs "

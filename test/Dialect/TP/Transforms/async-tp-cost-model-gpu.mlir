@@ -13,6 +13,8 @@
 // RUN: tp-opt %t/big.mlir '--tp-async-tp=emit-remarks target=%t/launches.json' 2>&1 | FileCheck %s --check-prefix=LAUNCHES
 // RUN: tp-opt %t/big.mlir '--tp-async-tp=emit-remarks target=%t/exposed.json' 2>&1 | FileCheck %s --check-prefix=EXPOSED
 // RUN: tp-opt %t/big.mlir '--tp-async-tp=emit-remarks target=%t/margin.json' 2>&1 | FileCheck %s --check-prefix=MARGIN
+// A target that charges nothing per launch still names the loss:
+// RUN: tp-opt %t/forced.mlir '--tp-async-tp=emit-remarks target=%t/free-launches.json algorithm=per_peer chunks=1' 2>&1 | FileCheck %s --check-prefix=FREE
 // Malformed GPU descriptions are refused, naming the field:
 // RUN: not tp-opt %t/big.mlir '--tp-async-tp=target=%t/bad-sustained.json' 2>&1 | FileCheck %s --check-prefix=SUSTAINED
 // RUN: not tp-opt %t/big.mlir '--tp-async-tp=target=%t/bad-tile.json' 2>&1 | FileCheck %s --check-prefix=TILE
@@ -25,6 +27,8 @@
 // LAUNCHES: remark: all-gather not fused: the cost model for 'launches' predicts no gain ({{.*}}); launches: 8 GEMM pieces cost 1400.0 us more in launches than one GEMM
 // EXPOSED: remark: all-gather not fused: the cost model for 'exposed' predicts no gain ({{.*}}); exposed: {{[0-9.]+}} us of transfers are not hidden behind the pieces
 // MARGIN: remark: all-gather not fused: the cost model for 'margin' predicts a gain of 24.0%, less than the 50% it requires (per_peer, 1 piece per rank: predicted unfused 1927.1 us, fused 1464.5 us
+// FREE: remark: all-gather not fused: the cost model for 'free-launches' predicts a gain of {{[0-9.]+}}%, less than the 50% it requires ({{.*}}); waves: 8 pieces of 256 rows take 8 waves of 64x128 tiles
+// FREE-NOT: nan
 // SUSTAINED: error: tp-async-tp: 'target': {{.*}}bad-sustained.json: gpu.sustained must be a fraction of the peak (at most 1)
 // TILE: error: tp-async-tp: 'target': {{.*}}bad-tile.json: gpu.tiles: each tile must be [rows >= 1, cols >= 1, efficiency in (0, 1]]
 // COMMSMS: error: tp-async-tp: 'target': {{.*}}bad-comm-sms.json: gpu.comm_sms.nccl leaves the GEMMs no SM (gpu.sms is 132)
@@ -135,6 +139,16 @@ func.func @m16384(%x: tensor<2048x8192xbf16>, %w: tensor<8192x3584xbf16>) -> ten
            "ring": {"bandwidth": 3.708e11, "latency": 6.0e-6},
            "collective": {"bandwidth": 3.708e11, "latency": 8.4e-6, "step_latency": 3.4e-6}},
  "overlap_slowdown": 0.0, "launch_overhead": 4.0e-6, "min_gain": 0.5}
+//--- free-launches.json
+{"name": "free-launches",
+ "gpu": {"sms": 132, "sustained": 0.8, "hbm_bandwidth": 3.35e12,
+         "transport": "copy_engine", "comm_sms": {"copy_engine": 0, "nccl": 16}, "nccl_channels": 24,
+         "tiles": [[128, 256, 1.0], [256, 128, 0.889], [128, 128, 0.8], [64, 256, 0.8], [64, 128, 0.667]],
+         "types": {"bf16": {"dense_flops": 9.894e14, "element_bytes": 2}}},
+ "links": {"per_peer": {"bandwidth": 3.708e11, "latency": 1.0e-5},
+           "ring": {"bandwidth": 3.708e11, "latency": 6.0e-6},
+           "collective": {"bandwidth": 3.708e11, "latency": 8.4e-6, "step_latency": 3.4e-6}},
+ "overlap_slowdown": 0.0, "launch_overhead": 0, "min_gain": 0.5}
 //--- bad-sustained.json
 {"name": "b", "gpu": {"sms": 132, "sustained": 1.5, "hbm_bandwidth": 1e12, "tiles": [[128, 128, 1.0]], "types": {"bf16": {"dense_flops": 1e15, "element_bytes": 2}}}, "links": {"per_peer": {"bandwidth": 1e11, "latency": 1e-5}, "ring": {"bandwidth": 1e11, "latency": 1e-5}}, "overlap_slowdown": 0, "launch_overhead": 4e-6}
 //--- bad-tile.json

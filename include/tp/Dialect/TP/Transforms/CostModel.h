@@ -146,9 +146,10 @@ struct SchedulePrediction {
   double hidden = 0;
   /// GPU targets: the whole GEMM and one piece, in the tile model.
   std::optional<GpuGemmEstimate> wholeGemm, piece;
-  /// GPU targets: the fused pieces' time with every SM (no transport
-  /// taking any) and with no launch overhead, to tell what a loss comes
-  /// from. Seconds.
+  /// GPU targets: how many GEMM pieces the fused schedule runs, and their
+  /// time with every SM (no transport taking any) and in launches alone, to
+  /// tell what a loss comes from. Seconds.
+  int64_t pieces = 0;
   double fusedComputeAllSms = 0, fusedLaunches = 0;
 };
 

@@ -73,11 +73,31 @@ releaseResults(std::vector<TPRtUnrankedMemRef> &results,
   }
 }
 
+/// A result whose size the program computed negative (possible with
+/// runtime checks off): an error, before anything is sized from it.
+static rt::Status checkResultSizes(
+    const std::vector<TPRtUnrankedMemRef> &results,
+    const std::string &entryName) {
+  for (auto [i, result] : llvm::enumerate(results)) {
+    std::vector<int64_t> shape = rt::abi::shapeOf(result);
+    for (auto [d, size] : llvm::enumerate(shape))
+      if (size < 0)
+        return rt::Status::error(
+            "@" + entryName + " returned result " + std::to_string(i) +
+            " with a negative size (dim " + std::to_string(d) + " is " +
+            std::to_string(size) +
+            "); runtime checks name the op that computed it");
+  }
+  return rt::Status::ok();
+}
+
 rt::Status CompiledProgram::run(rt::Backend &backend, rt::World &world,
                                 int rank, RankValues &values) const {
   std::vector<TPRtUnrankedMemRef> results;
   rt::Status status = call(backend, world, rank, values.args, results);
   values.results.clear();
+  if (status.isOk())
+    status = checkResultSizes(results, impl->entryName);
   if (status.isOk())
     for (auto [result, dtype] : llvm::zip_equal(results, impl->resultTypes))
       values.results.push_back(rt::abi::toTensor(result, dtype));

@@ -178,8 +178,10 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
   // compare operand shapes; arith and math ops on tensors have none), ...
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   // ... checks on the program as written, before folding merges its ops ...
-  if (options.runtimeChecks)
+  if (options.runtimeChecks) {
     pm.addPass(createGenerateRuntimeVerificationPass());
+    pm.addPass(tp::createTPCheckDynamicSizes());
+  }
   // ... and producers fused into their consumers so intermediates need no
   // buffers.
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());

@@ -170,6 +170,13 @@ public:
   /// The header, or nullopt with `why` set.
   std::optional<Header> parse(std::string &why) {
     Header header;
+    // numpy's reader refuses them too (its header is Python source).
+    if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+      pos = nul;
+      fail("a NUL byte");
+      why = error;
+      return std::nullopt;
+    }
     if (!parseDict(header)) {
       why = error;
       return std::nullopt;
@@ -250,7 +257,9 @@ private:
   }
 
   void skipSpace() {
-    while (pos < text.size() && std::strchr(" \t\r\n", text[pos]))
+    // Not strchr: it finds the terminating NUL too.
+    while (pos < text.size() && std::string_view(" \t\r\n").find(text[pos]) !=
+                                    std::string_view::npos)
       ++pos;
   }
 

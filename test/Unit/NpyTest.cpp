@@ -587,6 +587,24 @@ TEST_F(NpyTest, MalformedHeaders) {
   }
 }
 
+// numpy's reader refuses a NUL byte anywhere in the header; strchr-based
+// white space once took one for a space.
+TEST_F(NpyTest, NulByteInHeaderIsRefused) {
+  const std::string dict =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (6,)}";
+  for (const std::string &header :
+       {dict + '\0' + "  ", "{'descr': '<f4'," + std::string(1, '\0') +
+                                 dict.substr(16)}) {
+    SCOPED_TRACE(header);
+    writeFile(path("h.npy"), headerFile(header));
+    std::string error = readError(path("h.npy"));
+    EXPECT_NE(error.find("malformed header: a NUL byte at offset " +
+                         std::to_string(header.find('\0'))),
+              std::string::npos)
+        << error;
+  }
+}
+
 TEST_F(NpyTest, ShapeTooLarge) {
   writeFile(path("s.npy"),
             headerFile("{'descr': '<f8', 'fortran_order': False, "

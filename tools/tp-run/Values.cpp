@@ -41,6 +41,37 @@ static double defaultTolerance(rt::DType type) {
   }
 }
 
+/// Refuses an element of `file` that an integer argument of `dtype` cannot
+/// hold: NaN or infinite, or beyond its range (i1 holds 0 and 1). Converting
+/// would saturate or zero it without a word.
+static rt::Status checkIntegerValues(const rt::Tensor &file, rt::DType dtype,
+                                     const std::string &path, size_t argument) {
+  if (rt::isFloat(dtype))
+    return rt::Status::ok();
+  // Integers that fit by type (and i64's largest, which a double rounds up).
+  rt::DType from = file.dtype();
+  if (!rt::isFloat(from) && dtype != rt::DType::I1 &&
+      (from == rt::DType::I1 || rt::byteSize(from) <= rt::byteSize(dtype)))
+    return rt::Status::ok();
+  double lowest = dtype == rt::DType::I1    ? 0
+                  : dtype == rt::DType::I32 ? -2147483648.0
+                                            : -9223372036854775808.0;
+  // The first value past the range: 2^31 and 2^63 are exact doubles.
+  double beyond = dtype == rt::DType::I1    ? 2
+                  : dtype == rt::DType::I32 ? 2147483648.0
+                                            : 9223372036854775808.0;
+  for (int64_t k = 0, n = file.numElements(); k < n; ++k) {
+    double value = file.get(k);
+    if (std::isfinite(value) && value >= lowest && value < beyond)
+      continue;
+    std::ostringstream text;
+    text << path << ": element " << k << " is " << value << ", which argument "
+         << argument << " (" << rt::name(dtype) << ") cannot hold";
+    return rt::Status::error(text.str());
+  }
+  return rt::Status::ok();
+}
+
 rt::Status run::readInputs(mlir::func::FuncOp entry,
                            const std::vector<std::vector<int64_t>> &shapes,
                            const std::string &dir, int rank,
@@ -60,6 +91,7 @@ rt::Status run::readInputs(mlir::func::FuncOp entry,
       return rt::Status::error(path + " holds " + file.typeString() +
                                " but argument " + std::to_string(i) + " is " +
                                rt::Tensor::typeStringOf(dtype, shapes[i]));
+    TP_RETURN_IF_ERROR(checkIntegerValues(file, dtype, path, i));
     rt::Tensor arg;
     if (!rt::Tensor::tryAllocate(dtype, shapes[i], arg, error))
       return rt::Status::error("argument " + std::to_string(i) + " of rank " +
@@ -106,6 +138,21 @@ run::checkReplicatedInputs(mlir::func::FuncOp entry,
   return rt::Status::ok();
 }
 
+static std::string incompleteMarker(const std::string &dir) {
+  return dir + "/INCOMPLETE";
+}
+
+rt::Status run::markDumpIncomplete(const std::string &dir) {
+  std::string error;
+  if (!rt::writeFileAtomically(
+          incompleteMarker(dir),
+          {"tp-run has not finished this dump: the run failed or was stopped "
+           "before every file was written.\n"},
+          error))
+    return rt::Status::error(error);
+  return rt::Status::ok();
+}
+
 rt::Status run::dumpValues(const std::string &dumpDir,
                            const std::vector<mlir::tp::RankValues> &perRank) {
   for (auto [rank, values] : llvm::enumerate(perRank)) {
@@ -126,6 +173,9 @@ rt::Status run::dumpValues(const std::string &dumpDir,
       if (!write("result", i, t))
         return rt::Status::error(error);
   }
+  if (std::error_code ec = llvm::sys::fs::remove(incompleteMarker(dumpDir)))
+    return rt::Status::error("cannot remove " + incompleteMarker(dumpDir) +
+                             ": " + ec.message());
   return rt::Status::ok();
 }
 

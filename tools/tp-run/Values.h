@@ -33,8 +33,14 @@ rt::Status checkReplicatedInputs(
     mlir::func::FuncOp entry,
     const std::vector<mlir::tp::RankValues> &perRank);
 
+/// Marks the dump in `dir` (which exists) incomplete: a file named
+/// INCOMPLETE that dumpValues removes once every file is written, so a run
+/// that fails or is stopped leaves a dump that says so.
+rt::Status markDumpIncomplete(const std::string &dir);
+
 /// Writes every rank's arguments and results below `dir` (which exists):
-/// rank<R>/arg<I>.npy and rank<R>/result<J>.npy.
+/// rank<R>/arg<I>.npy and rank<R>/result<J>.npy, then removes the
+/// INCOMPLETE marker.
 rt::Status dumpValues(const std::string &dir,
                       const std::vector<mlir::tp::RankValues> &perRank);
 

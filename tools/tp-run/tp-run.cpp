@@ -280,6 +280,9 @@ static bool checkOptions() {
   if (!llvm::sys::fs::is_directory(dumpDir))
     return refuse("cannot create " + dumpDir + ": " +
                   std::make_error_code(std::errc::not_a_directory).message());
+  // Until the dump is written, it says it is not.
+  if (rt::Status marked = ::tp::run::markDumpIncomplete(dumpDir); !marked)
+    return refuse(marked.message());
   return true;
 }
 

@@ -96,6 +96,22 @@ def TPCheckIntegerDivision : Pass<"tp-check-integer-division"> {
                            "::mlir::cf::ControlFlowDialect"];
 }
 
+def TPCheckDynamicSizes : Pass<"tp-check-dynamic-sizes"> {
+  let summary = "Assert that run-time sizes are not negative and loop steps positive";
+  let description = [{
+    Before every `tensor.empty`, `tensor.splat` and `tensor.generate` whose
+    sizes are not constants, inserts a `cf.assert` that each dynamic size is
+    not negative, and before every `scf.for` whose step is not a constant,
+    one that the step is positive (not zero, for unsigned loops). A negative
+    size would otherwise reach the allocator as a huge count, or two of them
+    multiply to a plausible one; a loop with such a step is undefined. The
+    message follows upstream's runtime verification: the op and its location.
+    `tp-lower-to-llvm` runs it on tensors when runtime checks are on.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect"];
+}
+
 def TPFreeBuffersEarly : Pass<"tp-free-buffers-early"> {
   let summary = "Free each buffer after its last use instead of at its block's end";
   let description = [{

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeCheckMessage.h"
 #include "tp/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,26 +26,16 @@ namespace mlir::tp {
 
 using namespace mlir;
 
-/// The message upstream's runtime verification prints, for one failure.
-static std::string failureMessage(Operation *op, const Twine &what) {
-  std::string text = "ERROR: Runtime op verification failed\n'";
-  text += op->getName().getStringRef().str() + "' " + what.str() +
-          "\nLocation: ";
-  llvm::raw_string_ostream os(text);
-  os << op->getLoc();
-  return text;
-}
-
 /// Asserts, before `op`, that `value` compares to zero by `predicate`.
 static void assertAgainstZero(Operation *op, Value value,
                               arith::CmpIPredicate predicate,
                               const Twine &what) {
   OpBuilder b(op);
   Location loc = op->getLoc();
-  Value zero = arith::ConstantOp::create(
-      b, loc, value.getType(), b.getZeroAttr(value.getType()));
+  Value zero = arith::ConstantOp::create(b, loc, value.getType(),
+                                         b.getZeroAttr(value.getType()));
   Value holds = arith::CmpIOp::create(b, loc, predicate, value, zero);
-  cf::AssertOp::create(b, loc, holds, failureMessage(op, what));
+  cf::AssertOp::create(b, loc, holds, tp::runtimeCheckFailure(op, what));
 }
 
 /// Asserts every size in `sizes` that is not a constant is not negative.
@@ -52,8 +43,7 @@ static void checkSizes(Operation *op, ValueRange sizes) {
   for (auto [i, size] : llvm::enumerate(sizes))
     if (!matchPattern(size, m_Constant()))
       assertAgainstZero(op, size, arith::CmpIPredicate::sge,
-                        "has a negative size (dynamic size " + Twine(i) +
-                            ")");
+                        "has a negative size (dynamic size " + Twine(i) + ")");
 }
 
 namespace {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeCheckMessage.h"
 #include "tp/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,16 +22,6 @@ namespace mlir::tp {
 } // namespace mlir::tp
 
 using namespace mlir;
-
-/// The message upstream's runtime verification prints, for one failure.
-static std::string failureMessage(Operation *op, StringRef what) {
-  std::string text = "ERROR: Runtime op verification failed\n'";
-  text += op->getName().getStringRef().str() + "' " + what.str() +
-          "\nLocation: ";
-  llvm::raw_string_ostream os(text);
-  os << op->getLoc();
-  return text;
-}
 
 /// Asserts `lhs / rhs` is defined before `op`: rhs != 0 and, when `isSigned`,
 /// not (lhs == min && rhs == -1).
@@ -49,20 +40,24 @@ static void guard(Operation *op, Value lhs, Value rhs, bool isSigned) {
   Value zero = constant(APInt::getZero(width));
   Value nonZero =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rhs, zero);
-  cf::AssertOp::create(b, loc, nonZero, failureMessage(op, "divides by zero"));
+  cf::AssertOp::create(b, loc, nonZero,
+                       tp::runtimeCheckFailure(op, "divides by zero"));
   // i1's minimum is -1 itself: -1 / -1 overflows too.
   if (!isSigned)
     return;
-  Value isMin = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs,
-                                      constant(APInt::getSignedMinValue(width)));
-  Value isMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           rhs, constant(APInt::getAllOnes(width)));
+  Value isMin =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs,
+                            constant(APInt::getSignedMinValue(width)));
+  Value isMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs,
+                            constant(APInt::getAllOnes(width)));
   Value overflows = arith::AndIOp::create(b, loc, isMin, isMinusOne);
   Value fits = arith::XOrIOp::create(
       b, loc, overflows,
       arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
-  cf::AssertOp::create(b, loc, fits,
-                       failureMessage(op, "overflows (the minimum over -1)"));
+  cf::AssertOp::create(
+      b, loc, fits,
+      tp::runtimeCheckFailure(op, "overflows (the minimum over -1)"));
 }
 
 namespace {

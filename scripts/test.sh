@@ -17,6 +17,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 asan_build=${ASAN_BUILD_DIR:-$root/build-asan}
 budget_minutes=${TP_CI_BUDGET_MINUTES:-60}
+case $budget_minutes in
+  '' | *[!0-9]* | 0)
+    echo "test.sh: TP_CI_BUDGET_MINUTES must be a positive whole number of minutes, got '$budget_minutes'"
+    exit 2
+    ;;
+esac
 # lit lists the slowest tests of each suite.
 export LIT_OPTS="--time-tests ${LIT_OPTS:-}"
 

@@ -25,7 +25,9 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 
 using namespace mlir;
 using namespace mlir::tp;
@@ -184,6 +186,11 @@ static rt::Status jit(ModuleOp module, const GlueLowering *glue,
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // Upstream's default writes a perf jitdump under $TMPDIR/.debug for every
+  // compile, which no one removes; profiling with perf opts in.
+  const char *perfDump = std::getenv("TP_JIT_PERF_DUMP");
+  engineOptions.enablePerfNotificationListener =
+      perfDump && std::string_view(perfDump) == "1";
   auto engine =
       ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
   if (!engine)

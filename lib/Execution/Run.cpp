@@ -10,6 +10,9 @@
 #endif
 
 #include <condition_variable>
+#include <cstdio>
+#include <dirent.h>
+#include <unistd.h>
 #include <functional>
 #include <cstdlib>
 #include <cstring>
@@ -166,6 +169,34 @@ std::chrono::milliseconds mlir::tp::runLimit(const ExecutionOptions &options) {
                                  std::max(1, options.steps));
 }
 
+/// This process's resident memory and open descriptors after `step`.
+static rt::StepReport::Resources sampleResources(int step) {
+  rt::StepReport::Resources sample;
+  sample.step = step;
+  if (std::FILE *statm = std::fopen("/proc/self/statm", "r")) {
+    long long pages = 0, resident = 0;
+    if (std::fscanf(statm, "%lld %lld", &pages, &resident) == 2)
+      sample.residentBytes = resident * ::sysconf(_SC_PAGESIZE);
+    std::fclose(statm);
+  }
+  if (DIR *fds = ::opendir("/proc/self/fd")) {
+    while (const dirent *entry = ::readdir(fds))
+      sample.openFiles += entry->d_name[0] != '.';
+    ::closedir(fds);
+    --sample.openFiles; // The descriptor that read the folder.
+  }
+  return sample;
+}
+
+/// Whether a run of `steps` steps samples its resources after `step`: every
+/// tenth step, the hundredth (the end of warm-up, which the soak benchmark
+/// compares with the last) and the last. Not after every step: collectives
+/// make every rank wait for the slowest.
+static bool samplesAfter(int step, int steps) {
+  return steps > 1 &&
+         (step % 10 == 0 || step == std::min(100, steps) || step == steps);
+}
+
 /// Runs `program` options.steps times in a row as `rank`, timing each run
 /// and counting the host-device copies of the last one.
 static rt::Status runSteps(const CompiledProgram &program,
@@ -184,6 +215,8 @@ static rt::Status runSteps(const CompiledProgram &program,
     rt::Backend::HostTransfers after = backend.hostTransfers();
     values.steps.hostToDevice = after.hostToDevice - before.hostToDevice;
     values.steps.deviceToHost = after.deviceToHost - before.deviceToHost;
+    if (samplesAfter(step + 1, options.steps))
+      values.steps.resources.push_back(sampleResources(step + 1));
   }
   return rt::Status::ok();
 }

@@ -1,6 +1,7 @@
 //===- Files.cpp - outputs written safely, inputs read safely -------------===//
 
 #include "tp/Runtime/Files.h"
+#include "tp/Runtime/Interrupts.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -56,6 +57,8 @@ bool tp::rt::writeFileAtomically(const std::string &path,
     error = quoted(path) + ": cannot create a file beside it: " + systemError();
     return false;
   }
+  // An interrupted run removes it (Interrupts.h).
+  trackTemporaryPath(temp);
   // The mode a plain create would give: 0666 less the umask, or the mode of
   // the file replaced.
   mode_t mask = ::umask(0);
@@ -92,9 +95,9 @@ bool tp::rt::writeFileAtomically(const std::string &path,
   if (!failure.empty()) {
     error = quoted(path) + ": " + failure;
     ::unlink(temp.c_str());
-    return false;
   }
-  return true;
+  untrackTemporaryPath(temp);
+  return failure.empty();
 }
 
 bool tp::rt::makeDirectoryNoFollow(const std::string &path,

@@ -10,6 +10,7 @@
 //   crash   dies by SIGKILL (not SIGSEGV: sanitizers catch that and exit)
 //   silent  exits 0 without a report
 //   hang    sleeps for a minute
+//   stubborn  ignores SIGTERM and sleeps for a minute (only SIGKILL ends it)
 // Under mpirun the bootstrap blob is made by rank 0 ("mpi-blob"), and rank 0
 // prints every rank's report.
 //
@@ -65,7 +66,9 @@ int main(int argc, char **argv) {
     std::raise(SIGKILL);
   if (mode == "silent")
     return 0;
-  if (mode == "hang") {
+  if (mode == "stubborn")
+    std::signal(SIGTERM, SIG_IGN);
+  if (mode == "hang" || mode == "stubborn") {
     std::this_thread::sleep_for(std::chrono::seconds(60));
     return 0;
   }

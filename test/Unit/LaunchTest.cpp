@@ -159,6 +159,7 @@ TEST(Wire, StepTimesAndHostCopiesTravelWithTheResults) {
   steps.millis = {12.5, 3.25, 3.0};
   steps.hostToDevice = 1 << 20;
   steps.deviceToHost = 4096;
+  steps.resources = {{100, 5 << 20, 12}, {2000, int64_t(6) << 30, 13}};
   Tensor t(DType::F32, {2});
   Status outcome;
   std::vector<Tensor> decoded;
@@ -171,14 +172,24 @@ TEST(Wire, StepTimesAndHostCopiesTravelWithTheResults) {
   EXPECT_EQ(back.millis, steps.millis);
   EXPECT_EQ(back.hostToDevice, steps.hostToDevice);
   EXPECT_EQ(back.deviceToHost, steps.deviceToHost);
+  ASSERT_EQ(back.resources.size(), 2u);
+  EXPECT_EQ(back.resources[1].step, 2000);
+  EXPECT_EQ(back.resources[1].residentBytes, int64_t(6) << 30);
+  EXPECT_EQ(back.resources[1].openFiles, 13);
   // A step count larger than the report could hold is refused before
   // anything is allocated for it.
   std::string bytes = encodeOutcome(Status::ok(), {}, {});
   uint32_t huge = 0xffffffffu;
-  size_t countAt = bytes.size() - 2 * sizeof(int64_t) - sizeof(uint32_t);
-  bytes.replace(countAt, sizeof(huge),
-                std::string(reinterpret_cast<const char *>(&huge), sizeof(huge)));
-  EXPECT_FALSE(decodeOutcome(bytes, outcome, decoded, &back).isOk());
+  std::string hugeBytes(reinterpret_cast<const char *>(&huge), sizeof(huge));
+  size_t countAt =
+      bytes.size() - 2 * sizeof(uint32_t) - 2 * sizeof(int64_t);
+  std::string hugeSteps = bytes;
+  hugeSteps.replace(countAt, sizeof(huge), hugeBytes);
+  EXPECT_FALSE(decodeOutcome(hugeSteps, outcome, decoded, &back).isOk());
+  // So is a sample count larger than the report could hold.
+  std::string hugeSamples = bytes;
+  hugeSamples.replace(bytes.size() - sizeof(uint32_t), sizeof(huge), hugeBytes);
+  EXPECT_FALSE(decodeOutcome(hugeSamples, outcome, decoded, &back).isOk());
 }
 
 TEST(Wire, EveryTruncationIsRefused) {

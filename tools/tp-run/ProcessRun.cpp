@@ -1,6 +1,7 @@
 //===- ProcessRun.cpp - tp-run with one process per rank ------------------===//
 
 #include "ProcessRun.h"
+#include "tp/Runtime/MpirunJob.h"
 #include "tp/Runtime/World.h"
 #include "tp/Runtime/Wire.h"
 #ifdef TP_HAVE_CUDA
@@ -10,13 +11,10 @@
 #include "tp/Runtime/MpiGroup.h"
 #endif
 
-#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <thread>
-#include <unistd.h>
 
 using namespace tp;
 
@@ -46,8 +44,10 @@ std::chrono::seconds run::mpirunJobLimit(std::chrono::milliseconds runLimit,
   return std::chrono::ceil<std::chrono::seconds>(runs * perRun + launch);
 }
 
-rt::Status run::execUnderMpirun(const std::vector<std::string> &argv,
-                                int ranks, std::chrono::seconds limit) {
+rt::Status run::runUnderMpirun(const std::vector<std::string> &argv,
+                               int ranks, std::chrono::seconds limit,
+                               int &exitStatus) {
+  exitStatus = 1;
 #ifndef TP_HAVE_MPI
   (void)argv;
   (void)ranks;
@@ -57,21 +57,16 @@ rt::Status run::execUnderMpirun(const std::vector<std::string> &argv,
 #else
   const char *given = std::getenv("TP_MPIRUN");
   std::string mpirun = given && *given ? given : "mpirun";
-  // --quiet: the ranks name their failures; Open MPI's abort banners add
-  // nothing.
-  std::vector<std::string> args = {mpirun,      "--oversubscribe",
-                                   "--quiet",   "--timeout",
-                                   std::to_string(limit.count()),
-                                   "-n",        std::to_string(ranks)};
+  // Not --quiet: mpirun's banner is the only word of a rank that died by a
+  // signal. runMpirun keeps that and drops the banners that repeat the ranks.
+  // Help messages unaggregated: Open MPI 4.1's aggregation of the ranks'
+  // aborts garbles its own output (ORTE_ERROR_LOG ... show_help.c).
+  std::vector<std::string> args = {
+      mpirun, "--oversubscribe", "--mca",       "orte_base_help_aggregate",
+      "0",    "--timeout",       std::to_string(limit.count()),
+      "-n",   std::to_string(ranks)};
   args.insert(args.end(), argv.begin(), argv.end());
-  std::vector<char *> pointers;
-  for (std::string &arg : args)
-    pointers.push_back(arg.data());
-  pointers.push_back(nullptr);
-  ::execvp(pointers[0], pointers.data());
-  return rt::Status::error("cannot run " + mpirun + " to start the MPI ranks: " +
-                           std::strerror(errno) +
-                           " (Debian: openmpi-bin; or set TP_MPIRUN)");
+  return rt::runMpirun(args, exitStatus);
 #endif
 }
 

@@ -36,11 +36,12 @@ std::chrono::seconds rankSetupAllowance(const std::string &transport);
 std::chrono::seconds mpirunJobLimit(std::chrono::milliseconds runLimit,
                                     int runs, int ranks);
 
-/// Replaces this process by Open MPI's `mpirun --oversubscribe --quiet
-/// --timeout limit -n ranks argv...` (mpirun from $TP_MPIRUN, else from PATH); returns
-/// only the error when it cannot.
-rt::Status execUnderMpirun(const std::vector<std::string> &argv, int ranks,
-                           std::chrono::seconds limit);
+/// Runs Open MPI's `mpirun --oversubscribe --timeout limit -n ranks argv...`
+/// (mpirun from $TP_MPIRUN, else from PATH) as a child and waits for it
+/// (MpirunJob.h); `exitStatus` is mpirun's. The error names a rank mpirun saw
+/// die, or says why mpirun could not start.
+rt::Status runUnderMpirun(const std::vector<std::string> &argv, int ranks,
+                          std::chrono::seconds limit, int &exitStatus);
 
 /// Runs `entry` with one process per rank over `transport` (nccl or mpi).
 /// Without a `group` (nccl only), this process launches options.ranks copies

@@ -290,6 +290,40 @@ bool run::compareResults(const std::vector<mlir::tp::RankValues> &actual,
   return ok;
 }
 
+/// Resident memory and open files of the largest rank process after warm-up
+/// (the 100th step, or the last of a shorter run) and after the last step.
+static void printResourceGrowth(
+    const std::vector<mlir::tp::RankValues> &perRank) {
+  using Resources = rt::StepReport::Resources;
+  // Samples are taken after the same steps on every rank.
+  std::vector<Resources> largest;
+  for (const mlir::tp::RankValues &values : perRank) {
+    const std::vector<Resources> &samples = values.steps.resources;
+    if (largest.empty())
+      largest = samples;
+    for (size_t i = 0; i < std::min(largest.size(), samples.size()); ++i) {
+      largest[i].residentBytes =
+          std::max(largest[i].residentBytes, samples[i].residentBytes);
+      largest[i].openFiles =
+          std::max(largest[i].openFiles, samples[i].openFiles);
+    }
+  }
+  if (largest.empty())
+    return;
+  const Resources &last = largest.back();
+  const Resources *warm = &largest.front();
+  for (const Resources &sample : largest)
+    if (sample.step <= 100)
+      warm = &sample;
+  auto mib = [](int64_t bytes) { return bytes / 1048576.0; };
+  llvm::outs() << llvm::format(
+      "resident memory (largest rank process): %.1f MiB after step %d, "
+      "%.1f MiB after step %d (%+.1f MiB); open files: %d, then %d\n",
+      mib(warm->residentBytes), warm->step, mib(last.residentBytes),
+      last.step, mib(last.residentBytes - warm->residentBytes),
+      warm->openFiles, last.openFiles);
+}
+
 void run::printSteps(const std::vector<mlir::tp::RankValues> &perRank) {
   // A step lasts as long as its slowest rank.
   std::vector<double> slowest;
@@ -321,6 +355,7 @@ void run::printSteps(const std::vector<mlir::tp::RankValues> &perRank) {
                << "\n"
                << "host-device copies in the last step (all ranks): "
                << toDevice << " B to the device, " << toHost << " B back\n";
+  printResourceGrowth(perRank);
 }
 
 void run::printResults(const std::vector<mlir::tp::RankValues> &perRank) {

@@ -22,6 +22,7 @@
 #include "tp/Execution/Execution.h"
 #include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/Files.h"
+#include "tp/Runtime/Interrupts.h"
 #include "tp/Runtime/MemRefs.h"
 #include "tp/Runtime/Trace.h"
 
@@ -40,6 +41,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -107,8 +109,9 @@ static cl::opt<int64_t>
 static cl::opt<int> steps(
     cl::cat(runOptions), "steps",
     cl::desc("Run the program this many times in a row on the same inputs "
-             "and print each rank's step times and the bytes the last step "
-             "copied between host and device (results are the last step's)"),
+             "and print each rank's step times, the bytes the last step "
+             "copied between host and device, and how resident memory and "
+             "open files grew after warm-up (results are the last step's)"),
     cl::init(1));
 static cl::opt<std::string> glueTarget(
     cl::cat(runOptions), "glue",
@@ -242,8 +245,8 @@ static bool checkOptions() {
     return refuse("--timeout-ms must be between 1 and " +
                   llvm::Twine(kLongestTimeoutMs) + " (11.6 days), got " +
                   llvm::Twine(timeoutMs.getValue()));
-  if (steps < 1 || steps > 1000)
-    return refuse("--steps must be between 1 and 1000, got " +
+  if (steps < 1 || steps > 100000)
+    return refuse("--steps must be between 1 and 100000, got " +
                   llvm::Twine(steps.getValue()));
   if (dimSize < 0)
     return refuse("--dim-size must not be negative, got " +
@@ -540,8 +543,8 @@ static int runTool(int argc, char **argv,
     options.ranksPerNode = group->localSize();
 
   // MPI ranks are started by mpirun: once the program is known to be sound
-  // (so its errors are reported once, not by every rank), this process
-  // becomes mpirun.
+  // (so its errors are reported once, not by every rank), this process runs
+  // mpirun and waits for it.
   // Each rank's watchdog ends a run that spins in compiled code; mpirun's
   // own limit is a backstop behind it (ProcessRun.h: mpirunJobLimit).
   if (processes && !group && transport == "mpi") {
@@ -555,8 +558,12 @@ static int runTool(int argc, char **argv,
     int runs = comparePipeline.getValue() == "\x01" ? 1 : 2;
     std::chrono::seconds jobLimit = ::tp::run::mpirunJobLimit(
         mlir::tp::runLimit(options), runs, numRanks);
-    return fail(
-        ::tp::run::execUnderMpirun(commandLine, numRanks, jobLimit).message());
+    int exitStatus = 1;
+    if (rt::Status job = ::tp::run::runUnderMpirun(commandLine, numRanks,
+                                                   jobLimit, exitStatus);
+        !job)
+      return fail(job.message());
+    return exitStatus;
   }
 
   if (reporter)
@@ -630,6 +637,10 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   ::tp::rt::abi::installOutOfMemoryHandler();
   ::tp::rt::abi::keepFreedMemory();
+  // A rank's launcher (tp-run, mpirun) reports the run, interruptions too.
+  bool rank = std::getenv("TP_LAUNCH_RANK") || rt::startedByMpi();
+  if (rt::Status handled = rt::handleInterrupts("tp-run", rank); !handled)
+    return fail(handled.message());
   std::unique_ptr<rt::ProcessGroup> group;
   int status = runTool(argc, argv, group);
   // A rank that fails before its results are sent must still end the whole

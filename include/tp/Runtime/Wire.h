@@ -21,11 +21,20 @@
 namespace tp::rt {
 
 /// What a rank measured while running its program several times in a row
-/// (tp-run --steps): each run's wall time, and the bytes its last run copied
-/// between host and device memory (zero on the CPU backend).
+/// (tp-run --steps): each run's wall time, the bytes its last run copied
+/// between host and device memory (zero on the CPU backend), and its
+/// process's resources after some of the steps.
 struct StepReport {
+  /// The process's resident memory and open file descriptors after `step`
+  /// (counted from 1).
+  struct Resources {
+    int32_t step = 0;
+    int64_t residentBytes = 0;
+    int32_t openFiles = 0;
+  };
   std::vector<double> millis;
   int64_t hostToDevice = 0, deviceToHost = 0;
+  std::vector<Resources> resources;
 };
 
 /// `status` and, when it is ok, `results` and `steps`.

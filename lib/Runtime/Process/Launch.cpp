@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Runtime/Launch.h"
+#include "tp/Runtime/Interrupts.h"
 #include "tp/Runtime/Wire.h"
 
 #include <cerrno>
@@ -181,6 +182,7 @@ Status spawnRank(const LaunchSpec &spec, int r, Rank &rank) {
     return Status::error("cannot start rank " + std::to_string(r) + " (" +
                          spec.argv[0] + "): " + std::strerror(error));
   }
+  trackChild(rank.pid);
   return Status::ok();
 }
 
@@ -246,10 +248,15 @@ Status tp::rt::launchRanks(const LaunchSpec &spec,
         continue;
       }
       rank.exited = true;
+      untrackChild(rank.pid);
       // Its pipe may still hold the end of its report.
       drain(rank, /*block=*/true);
       bool clean = done == rank.pid && WIFEXITED(status) &&
                    WEXITSTATUS(status) == 0 && !rank.report.empty();
+      // A rank stopped by an interrupt did not fail: the interrupt ends the
+      // run and says so.
+      if (!clean)
+        awaitInterrupt();
       if (!clean)
         stopAll(describeFailure(r, status, rank.report));
     }

@@ -71,6 +71,12 @@ std::string tp::rt::encodeOutcome(const Status &status,
     w.put<double>(ms);
   w.put<int64_t>(steps.hostToDevice);
   w.put<int64_t>(steps.deviceToHost);
+  w.put<uint32_t>(steps.resources.size());
+  for (const StepReport::Resources &sample : steps.resources) {
+    w.put<int32_t>(sample.step);
+    w.put<int64_t>(sample.residentBytes);
+    w.put<int32_t>(sample.openFiles);
+  }
   return w.bytes;
 }
 
@@ -146,6 +152,15 @@ Status tp::rt::decodeOutcome(const std::string &bytes, Status &outcome,
       return malformed("step times cut short");
   if (!r.get(report.hostToDevice) || !r.get(report.deviceToHost))
     return malformed("no host transfers");
+  uint32_t sampleCount;
+  constexpr size_t kSampleBytes = 2 * sizeof(int32_t) + sizeof(int64_t);
+  if (!r.get(sampleCount) || sampleCount > bytes.size() / kSampleBytes)
+    return malformed("bad resource sample count");
+  report.resources.resize(sampleCount);
+  for (StepReport::Resources &sample : report.resources)
+    if (!r.get(sample.step) || !r.get(sample.residentBytes) ||
+        !r.get(sample.openFiles))
+      return malformed("resource samples cut short");
   if (!r.atEnd())
     return malformed("trailing bytes");
   if (steps)

@@ -1,0 +1,218 @@
+//===- MpirunJob.cpp - mpirun as a child that tp-run watches --------------===//
+
+#include "tp/Runtime/MpirunJob.h"
+#include "tp/Runtime/Interrupts.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <regex>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+using namespace tp::rt;
+
+namespace {
+
+/// Open MPI frames every help message with a line of dashes.
+bool isBannerRule(std::string_view text) {
+  return text.size() >= 20 && text.find_first_not_of('-') == std::string::npos;
+}
+
+/// Banners that repeat what the ranks said, or what tp-run says instead.
+bool isRedundantBanner(const std::string &text) {
+  for (const char *known :
+       {"MPI_ABORT was invoked", "Primary job  terminated normally",
+        "Primary job terminated normally",
+        "detected that one or more processes exited with non-zero status",
+        "noticed that process rank"})
+    if (text.find(known) != std::string::npos)
+      return true;
+  return false;
+}
+
+/// Lines about banners rather than the run: Open MPI's notes that it
+/// aggregated them, and its errors while relaying several ranks' aborts at
+/// once (ORTE_ERROR_LOG in show_help.c, a known 4.1 race).
+bool isBannerNoise(const std::string &text) {
+  static const std::regex moreHelp(
+      R"(^\[[^\]]*\] \d+ more process.* sent help message.*)");
+  static const std::regex relayError(
+      R"(^\[[^\]]*\] .*ORTE_ERROR_LOG: .*show_help\.c at line \d+$)");
+  return std::regex_match(text, moreHelp) ||
+         std::regex_match(text, relayError) ||
+         text.rfind("Set MCA parameter \"orte_base_help_aggregate\"", 0) == 0;
+}
+
+} // namespace
+
+std::string MpirunOutputFilter::endBanner() {
+  std::string text;
+  for (const std::string &l : banner)
+    text += l + "\n";
+  banner.clear();
+  static const std::regex died(
+      R"(process rank (\d+) with PID (\d+) on node (\S+) exited on signal (\d+) \(([^)]*)\))");
+  std::smatch match;
+  if (lost.empty() && std::regex_search(text, match, died)) {
+    lost = "rank " + match[1].str();
+    if (match[2].str() != "0") // Open MPI 4.1 often reports PID 0.
+      lost += " (pid " + match[2].str() + ")";
+    lost += " was killed by signal " + match[4].str() + " (" +
+            match[5].str() + ")";
+  }
+  if (isRedundantBanner(text))
+    return "";
+  std::string rule(70, '-');
+  return rule + "\n" + text + rule + "\n";
+}
+
+std::string MpirunOutputFilter::line(std::string_view raw) {
+  std::string text(raw);
+  if (isBannerRule(text)) {
+    if (!inBanner) {
+      inBanner = true;
+      return "";
+    }
+    inBanner = false;
+    return endBanner();
+  }
+  if (inBanner) {
+    banner.push_back(text);
+    return "";
+  }
+  return isBannerNoise(text) ? "" : text + "\n";
+}
+
+std::string MpirunOutputFilter::feed(std::string_view chunk) {
+  pending.append(chunk);
+  std::string out;
+  size_t start = 0;
+  for (size_t end; (end = pending.find('\n', start)) != std::string::npos;
+       start = end + 1)
+    out += line(std::string_view(pending).substr(start, end - start));
+  pending.erase(0, start);
+  return out;
+}
+
+std::string MpirunOutputFilter::finish() {
+  std::string out;
+  if (!pending.empty())
+    out += line(pending);
+  pending.clear();
+  // A banner that never closed is passed on as it came.
+  if (inBanner) {
+    out += std::string(70, '-') + "\n";
+    for (const std::string &l : banner)
+      out += l + "\n";
+    banner.clear();
+    inBanner = false;
+  }
+  return out;
+}
+
+static void writeAll(int fd, const std::string &text) {
+  size_t at = 0;
+  while (at < text.size()) {
+    ssize_t n = ::write(fd, text.data() + at, text.size() - at);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return;
+    at += static_cast<size_t>(n);
+  }
+}
+
+Status tp::rt::runMpirun(const std::vector<std::string> &command,
+                         int &exitStatus) {
+  exitStatus = 1;
+  if (command.empty())
+    return Status::error("runMpirun: no command");
+  int errPipe[2];
+  if (::pipe2(errPipe, O_CLOEXEC) != 0)
+    return Status::error(std::string("cannot start mpirun: pipe: ") +
+                         std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  // The ranks never read standard input; mpirun in a background group that
+  // read the terminal would be stopped (SIGTTIN).
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
+                                   O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, errPipe[1], STDERR_FILENO);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  // Its own group: mpirun and its ranks are signalled together.
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  std::vector<std::string> args = command;
+  std::vector<char *> argv;
+  for (std::string &arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  int error =
+      ::posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  ::close(errPipe[1]);
+  if (error != 0) {
+    ::close(errPipe[0]);
+    return Status::error("cannot run " + command[0] +
+                         " to start the MPI ranks: " + std::strerror(error) +
+                         " (Debian: openmpi-bin; or set TP_MPIRUN)");
+  }
+  trackChild(pid, /*wholeGroup=*/true);
+  // Open MPI 4's session folder for this job: mpirun removes it, unless it
+  // is killed.
+  const char *tmpdir = std::getenv("TMPDIR");
+  char host[256] = "";
+  ::gethostname(host, sizeof(host) - 1);
+  std::string session = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") +
+                        "/ompi." + host + "." + std::to_string(::getuid()) +
+                        "/pid." + std::to_string(pid);
+  trackTemporaryPath(session, /*removeEmptyParent=*/true);
+
+  MpirunOutputFilter filter;
+  ::fcntl(errPipe[0], F_SETFL, O_NONBLOCK);
+  char buffer[1 << 14];
+  // Until the output ends, or mpirun has exited and its output is drained
+  // (a process it left behind may hold the pipe open).
+  for (bool exited = false;;) {
+    pollfd p{errPipe[0], POLLIN, 0};
+    ::poll(&p, 1, 100);
+    ssize_t n = ::read(errPipe[0], buffer, sizeof(buffer));
+    if (n > 0) {
+      writeAll(STDERR_FILENO, filter.feed(std::string_view(buffer, n)));
+      continue;
+    }
+    if (n == 0 || (errno != EAGAIN && errno != EINTR) || exited)
+      break;
+    siginfo_t info;
+    info.si_pid = 0;
+    exited = ::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+             info.si_pid == pid;
+  }
+  writeAll(STDERR_FILENO, filter.finish());
+  ::close(errPipe[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  // Stopped by an interrupt: its exit status is not the run's.
+  awaitInterrupt();
+  // Ranks mpirun left behind (it was killed, or crashed) go with it.
+  ::kill(-pid, SIGKILL);
+  untrackChild(pid);
+  untrackTemporaryPath(session);
+  exitStatus = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                   : WEXITSTATUS(status);
+  if (!filter.lostRank().empty())
+    return Status::error(filter.lostRank() +
+                         "; mpirun saw it die and ended the job");
+  return Status::ok();
+}

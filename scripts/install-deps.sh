@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ python3
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+  clang-format-22
   libopenblas-dev libgtest-dev
   libopenmpi-dev openmpi-bin
   python3-numpy

@@ -10,13 +10,17 @@
 #     TP_SKIP_SANITIZERS=1 skips it.
 # Prints each phase's time, lit's slowest tests, a phase table, and ends with
 # one "tests: N passed, N failed, N skipped" line (the CUDA tests skip without
-# a GPU). A run longer than TP_CI_BUDGET_MINUTES (60) fails, table and all:
-# the landing limit is 90 minutes, and the margin is for the next change.
+# a GPU). A run longer than the team's target of 40 minutes on 2 cores
+# prints a warning; one longer than TP_CI_BUDGET_MINUTES (85) fails, table
+# and all, so that a run near the landing limit of 90 minutes says why
+# instead of being cut off. CI machines differ in speed by 3x: the budget
+# fails only runs that would not land anyway.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 asan_build=${ASAN_BUILD_DIR:-$root/build-asan}
-budget_minutes=${TP_CI_BUDGET_MINUTES:-60}
+budget_minutes=${TP_CI_BUDGET_MINUTES:-85}
+target_minutes=40
 case $budget_minutes in
   '' | *[!0-9]* | 0)
     echo "test.sh: TP_CI_BUDGET_MINUTES must be a positive whole number of minutes, got '$budget_minutes'"
@@ -103,6 +107,10 @@ sanitized_suite() {
 finish() {
   print_phases
   local elapsed=$(($(date +%s) - run_start))
+  if [ "$elapsed" -gt $((target_minutes * 60)) ]; then
+    echo "WARNING: the run took $((elapsed / 60)) min, over the target of" \
+      "${target_minutes} min on 2 cores (docs/Testing.md)"
+  fi
   if [ "$elapsed" -gt $((budget_minutes * 60)) ]; then
     echo "FAILED: the run took $((elapsed / 60)) min, over its budget of" \
       "${budget_minutes} min (the landing limit is 90): make it faster" \
@@ -114,6 +122,8 @@ finish() {
 }
 
 phase install "$root/scripts/install-deps.sh" || { status=1; finish; }
+# The C++ lines the last commit changed follow .clang-format.
+phase format "$root/scripts/check-format.sh" || status=1
 phase build "$root/scripts/build.sh" "$@" || { status=1; finish; }
 phase suite run_suite "$build"
 phase embed check_embed

@@ -11,14 +11,14 @@
 
 #include <condition_variable>
 #include <cstdio>
-#include <dirent.h>
-#include <unistd.h>
-#include <functional>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tp;

@@ -480,6 +480,21 @@ TEST_F(ABIRank, AnIndivisibleAllToAllFailsTheOp) {
                                  "is out of range for tensor<3xf32>");
 }
 
+TEST_F(ABIRank, UnknownEnumCodesFailTheOp) {
+  std::vector<float> a(2, 1), out(2, 0);
+  Descriptor da(a.data(), {2}, {1}), dout(out.data(), {2}, {1});
+  Constant<int64_t> grid({1}), axes({0});
+  auto reduce = site("'tp.all_reduce' at t.mlir:9:3");
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
+  _mlir_ciface_tp_rt_all_reduce(&ctx, &reduce.memref, &grid.memref,
+                                &axes.memref, 7);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(),
+            "'tp.all_reduce' at t.mlir:9:3: unknown reduction code 7 (the "
+            "runtime knows 0 sum, 1 avg, 2 max, 3 min)");
+}
+
 /// Stands for a CUDA graph capture's arena: hands out slots of `pool`.
 struct FakeArena {
   alignas(256) char pool[1024];

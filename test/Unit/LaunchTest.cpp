@@ -181,8 +181,7 @@ TEST(Wire, StepTimesAndHostCopiesTravelWithTheResults) {
   std::string bytes = encodeOutcome(Status::ok(), {}, {});
   uint32_t huge = 0xffffffffu;
   std::string hugeBytes(reinterpret_cast<const char *>(&huge), sizeof(huge));
-  size_t countAt =
-      bytes.size() - 2 * sizeof(uint32_t) - 2 * sizeof(int64_t);
+  size_t countAt = bytes.size() - 2 * sizeof(uint32_t) - 2 * sizeof(int64_t);
   std::string hugeSteps = bytes;
   hugeSteps.replace(countAt, sizeof(huge), hugeBytes);
   EXPECT_FALSE(decodeOutcome(hugeSteps, outcome, decoded, &back).isOk());

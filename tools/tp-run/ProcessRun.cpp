@@ -2,8 +2,8 @@
 
 #include "ProcessRun.h"
 #include "tp/Runtime/MpirunJob.h"
-#include "tp/Runtime/World.h"
 #include "tp/Runtime/Wire.h"
+#include "tp/Runtime/World.h"
 #ifdef TP_HAVE_CUDA
 #include "tp/Runtime/CudaBackend.h"
 #endif
@@ -44,9 +44,8 @@ std::chrono::seconds run::mpirunJobLimit(std::chrono::milliseconds runLimit,
   return std::chrono::ceil<std::chrono::seconds>(runs * perRun + launch);
 }
 
-rt::Status run::runUnderMpirun(const std::vector<std::string> &argv,
-                               int ranks, std::chrono::seconds limit,
-                               int &exitStatus) {
+rt::Status run::runUnderMpirun(const std::vector<std::string> &argv, int ranks,
+                               std::chrono::seconds limit, int &exitStatus) {
   exitStatus = 1;
 #ifndef TP_HAVE_MPI
   (void)argv;
@@ -61,10 +60,15 @@ rt::Status run::runUnderMpirun(const std::vector<std::string> &argv,
   // signal. runMpirun keeps that and drops the banners that repeat the ranks.
   // Help messages unaggregated: Open MPI 4.1's aggregation of the ranks'
   // aborts garbles its own output (ORTE_ERROR_LOG ... show_help.c).
-  std::vector<std::string> args = {
-      mpirun, "--oversubscribe", "--mca",       "orte_base_help_aggregate",
-      "0",    "--timeout",       std::to_string(limit.count()),
-      "-n",   std::to_string(ranks)};
+  std::vector<std::string> args = {mpirun,
+                                   "--oversubscribe",
+                                   "--mca",
+                                   "orte_base_help_aggregate",
+                                   "0",
+                                   "--timeout",
+                                   std::to_string(limit.count()),
+                                   "-n",
+                                   std::to_string(ranks)};
   args.insert(args.end(), argv.begin(), argv.end());
   return rt::runMpirun(args, exitStatus);
 #endif

@@ -292,8 +292,8 @@ bool run::compareResults(const std::vector<mlir::tp::RankValues> &actual,
 
 /// Resident memory and open files of the largest rank process after warm-up
 /// (the 100th step, or the last of a shorter run) and after the last step.
-static void printResourceGrowth(
-    const std::vector<mlir::tp::RankValues> &perRank) {
+static void
+printResourceGrowth(const std::vector<mlir::tp::RankValues> &perRank) {
   using Resources = rt::StepReport::Resources;
   // Samples are taken after the same steps on every rank.
   std::vector<Resources> largest;
@@ -319,9 +319,9 @@ static void printResourceGrowth(
   llvm::outs() << llvm::format(
       "resident memory (largest rank process): %.1f MiB after step %d, "
       "%.1f MiB after step %d (%+.1f MiB); open files: %d, then %d\n",
-      mib(warm->residentBytes), warm->step, mib(last.residentBytes),
-      last.step, mib(last.residentBytes - warm->residentBytes),
-      warm->openFiles, last.openFiles);
+      mib(warm->residentBytes), warm->step, mib(last.residentBytes), last.step,
+      mib(last.residentBytes - warm->residentBytes), warm->openFiles,
+      last.openFiles);
 }
 
 void run::printSteps(const std::vector<mlir::tp::RankValues> &perRank) {

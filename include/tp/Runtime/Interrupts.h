@@ -6,7 +6,8 @@
 // SIGTERM and SIGHUP only wakes a thread of its own, which does the work:
 //  - the first one stops the child processes the run tracks (SIGTERM, then
 //    SIGKILL after a grace of 2 s), removes the temporary files of writes in
-//    flight (and folders the children would have removed), and exits with 128 + the signal's number (130, 143, 129);
+//    flight (and folders the children would have removed), and exits with 128 +
+//    the signal's number (130, 143, 129);
 //  - a second one during the grace kills the children at once and exits.
 // Outputs are written to temporary files and renamed (Files.h), so an
 // interrupted run leaves no half-written file; a dump folder keeps its

@@ -246,26 +246,40 @@ private:
 };
 } // namespace
 
-static Reduction toReduction(int32_t kind) {
+/// The reduction an ABI code names. An unknown code (compiled code from
+/// another build, or a corrupted call) is an error, never a sum.
+static Status toReduction(int32_t kind, Reduction &reduction) {
   switch (kind) {
+  case TP_RT_SUM:
+    reduction = Reduction::Sum;
+    return Status::ok();
   case TP_RT_AVG:
-    return Reduction::Avg;
+    reduction = Reduction::Avg;
+    return Status::ok();
   case TP_RT_MAX:
-    return Reduction::Max;
+    reduction = Reduction::Max;
+    return Status::ok();
   case TP_RT_MIN:
-    return Reduction::Min;
-  default:
-    return Reduction::Sum;
+    reduction = Reduction::Min;
+    return Status::ok();
   }
+  return Status::error("unknown reduction code " + std::to_string(kind) +
+                       " (the runtime knows 0 sum, 1 avg, 2 max, 3 min)");
 }
 
-static Schedule toSchedule(int32_t algorithm, int64_t chunks) {
-  Schedule schedule;
+/// The schedule an ABI algorithm code and chunk count name; unknown codes
+/// are errors, as for reductions.
+static Status toSchedule(int32_t algorithm, int64_t chunks,
+                         Schedule &schedule) {
+  if (algorithm != TP_RT_PER_PEER && algorithm != TP_RT_RING)
+    return Status::error("unknown algorithm code " + std::to_string(algorithm) +
+                         " (the runtime knows 0 per_peer, 1 ring)");
+  schedule = Schedule();
   schedule.algorithm = algorithm == TP_RT_RING ? Schedule::Algorithm::Ring
                                                : Schedule::Algorithm::PerPeer;
   if (chunks > 0)
     schedule.chunks = static_cast<int>(chunks);
-  return schedule;
+  return Status::ok();
 }
 
 /// Runs `collective` on the staged input and the group of (grid, axes).
@@ -318,8 +332,11 @@ void _mlir_ciface_tp_rt_reduce_scatter(TPRtContext *ctx,
   runCollective(ctx, site, grid, axes,
                 [&](Backend &backend, const Group &group, const Tensor &input,
                     const std::string &where, Tensor &result) {
-                  return backend.reduceScatter(
-                      group, input, dim, toReduction(reduction), where, result);
+                  Reduction kind;
+                  if (Status known = toReduction(reduction, kind); !known)
+                    return Status::error(where + ": " + known.message());
+                  return backend.reduceScatter(group, input, dim, kind, where,
+                                               result);
                 });
 }
 
@@ -330,8 +347,10 @@ void _mlir_ciface_tp_rt_all_reduce(TPRtContext *ctx, TPRtUnrankedMemRef *site,
   runCollective(ctx, site, grid, axes,
                 [&](Backend &backend, const Group &group, const Tensor &input,
                     const std::string &where, Tensor &result) {
-                  return backend.allReduce(group, input, toReduction(reduction),
-                                           where, result);
+                  Reduction kind;
+                  if (Status known = toReduction(reduction, kind); !known)
+                    return Status::error(where + ": " + known.message());
+                  return backend.allReduce(group, input, kind, where, result);
                 });
 }
 
@@ -491,7 +510,8 @@ void _mlir_ciface_tp_rt_all_gather_matmul(
   args.dim = dim;
   args.transposeB = transposeB != 0;
   args.returnGathered = returnGathered != 0;
-  args.schedule = toSchedule(algorithm, chunks);
+  if (Status known = toSchedule(algorithm, chunks, args.schedule); !known)
+    return call.fail(known.message());
   args.site = call.site;
   std::string mismatch = abi::checkAllGatherMatmul(args, group->size());
   if (!mismatch.empty())
@@ -528,7 +548,8 @@ void _mlir_ciface_tp_rt_all_gather_contract(
   args.transposeA = transposeA != 0;
   args.transposeB = transposeB != 0;
   args.returnGathered = returnGathered != 0;
-  args.schedule = toSchedule(algorithm, chunks);
+  if (Status known = toSchedule(algorithm, chunks, args.schedule); !known)
+    return call.fail(known.message());
   args.site = call.site;
   // Shapes only known at run time are checked before any rank moves data.
   ContractPlan plan;
@@ -563,10 +584,12 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
   args.addend = call.operand(TP_RT_ROLE_ADDEND);
   args.outType = call.resultType(returnUnreduced ? 1 : 0);
   args.dim = dim;
-  args.reduction = toReduction(reduction);
+  if (Status known = toReduction(reduction, args.reduction); !known)
+    return call.fail(known.message());
   args.transposeB = transposeB != 0;
   args.returnUnreduced = returnUnreduced != 0;
-  args.schedule = toSchedule(algorithm, chunks);
+  if (Status known = toSchedule(algorithm, chunks, args.schedule); !known)
+    return call.fail(known.message());
   args.site = call.site;
   std::string mismatch = abi::checkMatmulReduceScatter(args, group->size());
   if (!mismatch.empty())

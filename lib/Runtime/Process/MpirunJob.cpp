@@ -64,8 +64,8 @@ std::string MpirunOutputFilter::endBanner() {
     lost = "rank " + match[1].str();
     if (match[2].str() != "0") // Open MPI 4.1 often reports PID 0.
       lost += " (pid " + match[2].str() + ")";
-    lost += " was killed by signal " + match[4].str() + " (" +
-            match[5].str() + ")";
+    lost +=
+        " was killed by signal " + match[4].str() + " (" + match[5].str() + ")";
   }
   if (isRedundantBanner(text))
     return "";
@@ -156,8 +156,8 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
     argv.push_back(arg.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
-  int error =
-      ::posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  int error = ::posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(),
+                             environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   ::close(errPipe[1]);
@@ -209,8 +209,8 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
   ::kill(-pid, SIGKILL);
   untrackChild(pid);
   untrackTemporaryPath(session);
-  exitStatus = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                   : WEXITSTATUS(status);
+  exitStatus =
+      WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
   if (!filter.lostRank().empty())
     return Status::error(filter.lostRank() +
                          "; mpirun saw it die and ended the job");

@@ -52,6 +52,7 @@ Status CpuBackend::runAllGatherContract(const Group &group,
   const Tensor &x = *args.x;
   const int g = group.size(), me = group.index;
   const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  const PieceOrder order(g, me, args.schedule.algorithm);
   ContractPlan plan;
   TP_RETURN_IF_ERROR(planContract(args, g, plan));
   const DimSplit local = splitAt(x.shape(), args.dim);
@@ -91,7 +92,7 @@ Status CpuBackend::runAllGatherContract(const Group &group,
   std::vector<T> block;
   Status status;
   for (int step = 0; step < g && status.isOk(); ++step) {
-    int origin = ring ? (me - step + g) % g : (me + step) % g;
+    int origin = order.gatherOrigin(step);
     for (int j = 0; j < chunks; ++j) {
       status = gather->waitFor(int64_t(step) * chunks + j,
                                args.site + " waiting for its communication");

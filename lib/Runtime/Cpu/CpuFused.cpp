@@ -143,9 +143,7 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
       accumulators.emplace_back(totalRows * n, T(0));
 
   const int chunks = args.schedule.pieces(extL);
-  auto originOf = [&](int step) {
-    return ring ? (me - step + g) % g : (me + step) % g;
-  };
+  const PieceOrder order(g, me, args.schedule.algorithm);
   std::unique_ptr<PieceGather> gather;
   TP_RETURN_IF_ERROR(startGather(
       group, fusedSignature(args.site, args.schedule, {&a}, args.bs), buffers,
@@ -162,7 +160,7 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   std::vector<T> aBlock, cBlock;
   Status status;
   for (int step = 0; step < g && status.isOk(); ++step) {
-    int origin = originOf(step);
+    int origin = order.gatherOrigin(step);
     for (int j = 0; j < chunks; ++j) {
       status = gather->waitFor(int64_t(step) * chunks + j,
                                args.site + " waiting for its communication");
@@ -255,6 +253,7 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   const Tensor &a = *args.a.data;
   const int g = group.size(), me = group.index;
   const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  const PieceOrder order(g, me, args.schedule.algorithm);
   const bool trans = args.transposeB || args.b.isScaled();
   DenseMatrix<T> bm(args.b);
   const int64_t k = a.shape().back();
@@ -386,7 +385,8 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
       for (int j = 0; j < chunks && commStatus.isOk(); ++j) {
         auto [lo, hi] = pieceRange(extL, chunks, j);
         for (int p = 0; p < g && commStatus.isOk(); ++p) {
-          int64_t ordinal = int64_t((me - p - 1 + 2 * g) % g) * chunks + j;
+          int64_t ordinal =
+              int64_t(order.stepOfPartialFrom(p) - 1) * chunks + j;
           const void *slice = nullptr;
           commStatus = exchange->fetch(p, me, ordinal, lo, hi, slice);
           if (!commStatus.isOk())
@@ -407,7 +407,7 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
     reducing = status.isOk();
     // Partials for the next ranks first, this rank's own slice last.
     for (int step = 1; step <= g && status.isOk(); ++step) {
-      int c = (me + step) % g;
+      int c = order.partialFor(step);
       for (int j = 0; j < chunks && status.isOk(); ++j) {
         if (world.failed()) {
           status = Status::error(args.site + ": stopped, another rank failed");
@@ -419,9 +419,9 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
       }
     }
   } else {
-    int left = (me - 1 + g) % g;
+    int left = order.left();
     for (int step = 0; step < g && status.isOk(); ++step) {
-      int c = (me - step - 1 + 2 * g) % g;
+      int c = order.ringSliceAt(step);
       for (int j = 0; j < chunks && status.isOk(); ++j) {
         auto [lo, hi] = pieceRange(extL, chunks, j);
         computePiece(c, lo, hi, partials[c].data());

@@ -462,15 +462,18 @@ private:
   void communicate() {
     const int g = group.size(), me = group.index;
     const int64_t gatheredExtent = shardExtent * g;
-    const int right = group.member(me + 1), left = group.member(me - 1);
+    const PieceOrder order(
+        g, me, ring ? Schedule::Algorithm::Ring : Schedule::Algorithm::PerPeer);
+    const int right = group.member(order.right()),
+              left = group.member(order.left());
     std::vector<MPI_Request> requests;
     for (int step = 1; step < g && commStatus.isOk(); ++step) {
-      int origin = ring ? (me - step + g) % g : (me + step) % g;
+      int origin = order.gatherOrigin(step);
       // Per_peer: the member that takes this rank's shard at this step;
       // ring: this rank forwards the piece it took at the previous step.
-      int sendTo = ring ? right : group.member(me - step);
+      int sendTo = ring ? right : group.member(order.gatherReader(step));
       int recvFrom = ring ? left : group.member(origin);
-      int forwarded = (me - step + 1 + g) % g;
+      int forwarded = order.gatherOrigin(step - 1);
       for (int j = 0; j < chunks && commStatus.isOk(); ++j) {
         auto [lo, hi] = Schedule::pieceRange(shardExtent, chunks, j);
         TraceScope scope(backend.localWorld().trace(), backend.worldRank(),

@@ -78,8 +78,10 @@ private:
   void communicate() {
     const int g = group.size(), me = group.index;
     std::atomic<int64_t> &myProgress = *ex->progress[me];
+    const PieceOrder order(
+        g, me, ring ? Schedule::Algorithm::Ring : Schedule::Algorithm::PerPeer);
     for (int step = 1; step < g && commStatus.isOk(); ++step) {
-      int origin = ring ? (me - step + g) % g : (me + step) % g;
+      int origin = order.gatherOrigin(step);
       for (int j = 0; j < chunks && commStatus.isOk(); ++j) {
         auto [lo, hi] = Schedule::pieceRange(shardExtent, chunks, j);
         TraceScope scope(world.trace(), rank, Stream::Comm,
@@ -88,7 +90,7 @@ private:
                          "comm");
         int from = origin;
         if (ring) {
-          from = (me - 1 + g) % g;
+          from = order.left();
           int64_t needed = int64_t(step - 1) * chunks + j;
           commStatus = world.spinFor(
               [&] {

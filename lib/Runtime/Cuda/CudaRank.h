@@ -57,11 +57,11 @@ struct GatherLayout {
   Split scaleSplit;
   size_t scaleElementBytes = 0;
 
-  /// Ring: shards pass rank to rank, so step s brings the shard of the rank
-  /// s to the left; per_peer: the shard of the rank s to the right.
-  int originOf(int step) const {
-    return ring ? (me - step + g) % g : (me + step) % g;
+  PieceOrder order() const {
+    return PieceOrder(
+        g, me, ring ? Schedule::Algorithm::Ring : Schedule::Algorithm::PerPeer);
   }
+  int originOf(int step) const { return order().gatherOrigin(step); }
 };
 
 /// An all_gather_matmul laid out on the device. Pieces: the group's shards

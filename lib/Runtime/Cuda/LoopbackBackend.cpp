@@ -452,8 +452,9 @@ Status LoopbackBackend::matmulReduceScatter(const Group &group,
 
   Status status;
   // Partials for the next ranks first, this rank's own slice last.
+  const PieceOrder order(g, me, Schedule::Algorithm::PerPeer);
   for (int step = 1; step <= g && status.isOk(); ++step) {
-    int c = (me + step) % g;
+    int c = order.partialFor(step);
     for (int j = 0; j < chunks && status.isOk(); ++j) {
       status = computePartialPiece(args, plan, c, j);
       if (status.isOk())
@@ -465,7 +466,7 @@ Status LoopbackBackend::matmulReduceScatter(const Group &group,
   for (int j = 0; j < chunks && status.isOk(); ++j) {
     auto [lo, hi] = pieceRange(extL, chunks, j);
     for (int p = 0; p < g && status.isOk(); ++p) {
-      int64_t needed = int64_t((me - p - 1 + 2 * g) % g) * chunks + j;
+      int64_t needed = int64_t(order.stepOfPartialFrom(p) - 1) * chunks + j;
       status = waitPeer(*ex, p, needed, comm, context);
       auto *peer = static_cast<const DevicePublished *>(ex->published[p]);
       if (status.isOk())

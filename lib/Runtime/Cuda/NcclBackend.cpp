@@ -565,11 +565,12 @@ Status NcclBackend::gatherPieces(ncclComm_t nc, const GatherLayout &l,
   // from the left. Per-peer: send this rank's piece to the rank `step` to
   // the left, take the piece of the rank `step` to the right.
   const int g = l.g, me = l.me;
+  const PieceOrder order = l.order();
   for (int step = 1; step < g; ++step) {
-    int sendOrigin = l.ring ? l.originOf(step - 1) : me;
-    int to = l.ring ? (me + 1) % g : (me - step + g) % g;
-    int recvOrigin = l.originOf(step);
-    int from = l.ring ? (me - 1 + g) % g : recvOrigin;
+    int sendOrigin = l.ring ? order.gatherOrigin(step - 1) : me;
+    int to = l.ring ? order.right() : order.gatherReader(step);
+    int recvOrigin = order.gatherOrigin(step);
+    int from = l.ring ? order.left() : recvOrigin;
     for (int j = 0; j < l.chunks; ++j) {
       TP_RETURN_IF_ERROR(sendRecv(nc, piece(false, sendOrigin, j), to,
                                   piece(false, recvOrigin, j), from, sendStage,
@@ -649,17 +650,20 @@ Status NcclBackend::matmulReduceScatter(const Group &group,
     TP_RETURN_IF_ERROR(buffer("rs.recv", plan.sliceBytes, recvStage, context));
   }
 
+  // Per_peer on the GPU (a ring's running sums would serialize the steps).
+  const PieceOrder order(g, me, Schedule::Algorithm::PerPeer);
   // Compute: partials for the next ranks first, this rank's own last; event
   // (step - 1) * chunks + j marks piece j of step `step` written.
   for (int step = 1; step <= g; ++step)
     for (int j = 0; j < chunks; ++j) {
-      TP_RETURN_IF_ERROR(computePartialPiece(args, plan, (me + step) % g, j));
+      TP_RETURN_IF_ERROR(
+          computePartialPiece(args, plan, order.partialFor(step), j));
       TP_CUDA(cudaEventRecord(events[(step - 1) * chunks + j], compute));
     }
   // Communication: at step s, send the partial for the rank s to the right,
   // take the partial of the rank s to the left; then stage this rank's own.
   for (int step = 1; step < g; ++step) {
-    int to = (me + step) % g, from = (me - step + g) % g;
+    int to = order.partialFor(step), from = order.partialFrom(step);
     for (int j = 0; j < chunks; ++j) {
       TP_CUDA(cudaStreamWaitEvent(comm, events[(step - 1) * chunks + j], 0));
       TP_RETURN_IF_ERROR(sendRecv(nc, piece(plan.partial(to), j), to,

@@ -277,6 +277,7 @@ static bool checkOptions() {
   // folder given is the user's; only what is created below it is ours.
   if (dumpDir.empty())
     return true;
+  bool created = !llvm::sys::fs::exists(dumpDir);
   if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
     return refuse("cannot create " + dumpDir + ": " + ec.message());
   // create_directories accepts a file standing where the folder should be.
@@ -286,6 +287,10 @@ static bool checkOptions() {
   // Until the dump is written, it says it is not.
   if (rt::Status marked = ::tp::run::markDumpIncomplete(dumpDir); !marked)
     return refuse(marked.message());
+  // An interrupted run removes a dump folder it created, and leaves a given
+  // one marked incomplete (Interrupts.h).
+  if (created)
+    rt::trackTemporaryPath(dumpDir);
   return true;
 }
 
@@ -613,6 +618,8 @@ static int runTool(int argc, char **argv,
     ::tp::run::printSteps(perRank);
   if (!dumpDir.empty()) {
     status = ::tp::run::dumpValues(dumpDir, perRank);
+    if (status)
+      rt::untrackTemporaryPath(dumpDir);
     if (!status)
       return fail(status.message());
   }

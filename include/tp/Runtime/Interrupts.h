@@ -10,8 +10,8 @@
 //    the signal's number (130, 143, 129);
 //  - a second one during the grace kills the children at once and exits.
 // Outputs are written to temporary files and renamed (Files.h), so an
-// interrupted run leaves no half-written file; a dump folder keeps its
-// INCOMPLETE marker.
+// interrupted run leaves no half-written file; a dump folder the run created
+// is removed, one it was given keeps its INCOMPLETE marker.
 //
 //===----------------------------------------------------------------------===//
 

@@ -114,6 +114,10 @@ def main():
     if scenario == "kill-user-mpirun":
         command = [mpirun, "--oversubscribe", "-n", "3"] + run[:2] + run[4:]
     elif threads:
+        # sigterm-threads dumps into a folder that exists (it is marked
+        # incomplete); sigint-threads into one tp-run creates (it is removed).
+        if scenario == "sigterm-threads":
+            os.makedirs(dump)
         command = run + ["--dump-dir", dump]
     else:
         command = run + ["--transport", "mpi"]
@@ -164,7 +168,7 @@ def main():
     print(f"processes left: {len(survivors)}")
     print(f"files left in TMPDIR: {left_files(tmp) or 'none'}")
     if threads:
-        print(f"dump folder: {left_files(dump)}")
+        print(f"dump folder: {left_files(dump) if os.path.isdir(dump) else 'removed'}")
 
 
 if __name__ == "__main__":

@@ -71,7 +71,10 @@ if config.tp_have_mpi and mpirun:
     config.available_features.add("mpi")
     for name in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]:
         config.environment[name] = "1"
-    config.substitutions.append(("%mpirun", mpirun + " --oversubscribe -n"))
+    # ob1, as tp-run's own launch picks it: Open MPI's default probes the
+    # interconnect layers first, which doubles every job's start-up.
+    config.substitutions.append(
+        ("%mpirun", mpirun + " --oversubscribe --mca pml ob1 -n"))
 
 # A Python with numpy (Debian's python3-numpy, which scripts/install-deps.sh
 # installs), for the tests that check compiled code against numpy.

@@ -69,6 +69,13 @@ rt::Status run::runUnderMpirun(const std::vector<std::string> &argv, int ranks,
                                    std::to_string(limit.count()),
                                    "-n",
                                    std::to_string(ranks)};
+  // The ranks run on this machine, over shared memory: the ob1 messaging
+  // layer is what Open MPI picks for that anyway, after trying the
+  // interconnect layers (cm: PSM, PSM2, OFI), whose probing doubles its
+  // start-up (0.41 -> 0.22 s for 4 ranks). A choice in the environment wins.
+  const char *pml = std::getenv("OMPI_MCA_pml");
+  if (!pml || !*pml)
+    args.insert(args.end(), {"--mca", "pml", "ob1"});
   args.insert(args.end(), argv.begin(), argv.end());
   return rt::runMpirun(args, exitStatus);
 #endif

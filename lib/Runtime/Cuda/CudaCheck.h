@@ -8,9 +8,9 @@
 #ifndef TP_LIB_RUNTIME_CUDA_CUDACHECK_H
 #define TP_LIB_RUNTIME_CUDA_CUDACHECK_H
 
+#include "CublasLt.h"
 #include "tp/Runtime/Status.h"
 
-#include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -32,8 +32,7 @@ inline Status check(cublasStatus_t status, const char *call,
   if (status == CUBLAS_STATUS_SUCCESS)
     return Status::ok();
   return Status::error(context + ": " + call +
-                       " failed: " + cublasLtGetStatusName(status) + " (" +
-                       cublasLtGetStatusString(status) + ")");
+                       " failed: " + cublasStatusText(status));
 }
 
 inline Status check(ncclResult_t result, const char *call,

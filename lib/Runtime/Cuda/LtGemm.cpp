@@ -24,20 +24,23 @@ cudaDataType_t cuda::toCudaType(DType type) {
 }
 
 LtGemm::~LtGemm() {
-  for (auto &[key, p] : plans) {
-    cublasLtMatmulDescDestroy(p.desc);
-    cublasLtMatrixLayoutDestroy(p.layoutA);
-    cublasLtMatrixLayoutDestroy(p.layoutB);
-    cublasLtMatrixLayoutDestroy(p.layoutD);
-  }
   for (void *workspace : workspaces)
     cudaFree(workspace);
+  if (!lt) // init never ran, or could not load cuBLASLt: nothing of it exists
+    return;
+  for (auto &[key, p] : plans) {
+    lt->cublasLtMatmulDescDestroy(p.desc);
+    lt->cublasLtMatrixLayoutDestroy(p.layoutA);
+    lt->cublasLtMatrixLayoutDestroy(p.layoutB);
+    lt->cublasLtMatrixLayoutDestroy(p.layoutD);
+  }
   if (handle)
-    cublasLtDestroy(handle);
+    lt->cublasLtDestroy(handle);
 }
 
 Status LtGemm::init(const std::string &context) {
-  TP_CUDA(cublasLtCreate(&handle));
+  TP_RETURN_IF_ERROR(loadCublasLt(lt, context));
+  TP_CUDA(lt->cublasLtCreate(&handle));
   return Status::ok();
 }
 
@@ -94,58 +97,58 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
   cublasComputeType_t compute =
       p.dType == DType::F64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
   cudaDataType_t scaleType = p.dType == DType::F64 ? CUDA_R_64F : CUDA_R_32F;
-  TP_CUDA(cublasLtMatmulDescCreate(&plan.desc, compute, scaleType));
+  TP_CUDA(lt->cublasLtMatmulDescCreate(&plan.desc, compute, scaleType));
   // Column-major view: D^T[N, M] = op(B)^T [N, K] x op(A)^T [K, M].
   cublasOperation_t opB = p.transposeB ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opA = p.transposeA ? CUBLAS_OP_T : CUBLAS_OP_N;
-  TP_CUDA(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA,
-                                         &opB, sizeof(opB)));
-  TP_CUDA(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB,
-                                         &opA, sizeof(opA)));
+  TP_CUDA(lt->cublasLtMatmulDescSetAttribute(
+      plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opB, sizeof(opB)));
+  TP_CUDA(lt->cublasLtMatmulDescSetAttribute(
+      plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opA, sizeof(opA)));
   if (p.smCountTarget > 0)
-    TP_CUDA(cublasLtMatmulDescSetAttribute(
+    TP_CUDA(lt->cublasLtMatmulDescSetAttribute(
         plan.desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &p.smCountTarget,
         sizeof(p.smCountTarget)));
   if (fp8 && p.rowWise) {
     // One fp32 scale per row of B (cuBLAS's A) and per row of A (its B).
     cublasLtMatmulMatrixScale_t mode =
         CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
-    TP_CUDA(cublasLtMatmulDescSetAttribute(
+    TP_CUDA(lt->cublasLtMatmulDescSetAttribute(
         plan.desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof(mode)));
-    TP_CUDA(cublasLtMatmulDescSetAttribute(
+    TP_CUDA(lt->cublasLtMatmulDescSetAttribute(
         plan.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof(mode)));
   }
   plan.bias = biasRoute(p.bias != nullptr, p.aType, p.dType);
   if (plan.bias == BiasRoute::LtEpilogue) {
     cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
     cudaDataType_t biasType = toCudaType(p.dType);
-    TP_CUDA(cublasLtMatmulDescSetAttribute(
+    TP_CUDA(lt->cublasLtMatmulDescSetAttribute(
         plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)));
-    TP_CUDA(cublasLtMatmulDescSetAttribute(plan.desc,
-                                           CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
-                                           &biasType, sizeof(biasType)));
+    TP_CUDA(lt->cublasLtMatmulDescSetAttribute(
+        plan.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &biasType,
+        sizeof(biasType)));
   }
   // B (cuBLAS A): [K, N] row-major is column-major [N, K] with ld N, or with
   // transposeB [N, K] row-major is column-major [K, N] with ld K.
-  TP_CUDA(cublasLtMatrixLayoutCreate(&plan.layoutB, toCudaType(p.bType),
-                                     p.transposeB ? p.k : p.n,
-                                     p.transposeB ? p.n : p.k, p.ldb));
+  TP_CUDA(lt->cublasLtMatrixLayoutCreate(&plan.layoutB, toCudaType(p.bType),
+                                         p.transposeB ? p.k : p.n,
+                                         p.transposeB ? p.n : p.k, p.ldb));
   // A (cuBLAS B): [M, K] row-major is column-major [K, M] with ld K, or with
   // transposeA [K, M] row-major is column-major [M, K] with ld M.
-  TP_CUDA(cublasLtMatrixLayoutCreate(&plan.layoutA, toCudaType(p.aType),
-                                     p.transposeA ? p.m : p.k,
-                                     p.transposeA ? p.k : p.m, p.lda));
-  TP_CUDA(cublasLtMatrixLayoutCreate(&plan.layoutD, toCudaType(p.dType), p.n,
-                                     p.m, p.ldd));
+  TP_CUDA(lt->cublasLtMatrixLayoutCreate(&plan.layoutA, toCudaType(p.aType),
+                                         p.transposeA ? p.m : p.k,
+                                         p.transposeA ? p.k : p.m, p.lda));
+  TP_CUDA(lt->cublasLtMatrixLayoutCreate(&plan.layoutD, toCudaType(p.dType),
+                                         p.n, p.m, p.ldd));
   if (p.batch > 1) {
     int32_t batch = static_cast<int32_t>(p.batch);
     int64_t zero = 0;
     for (auto [layout, stride] :
          {std::pair{plan.layoutB, zero}, std::pair{plan.layoutA, p.strideA},
           std::pair{plan.layoutD, p.strideD}}) {
-      TP_CUDA(cublasLtMatrixLayoutSetAttribute(
+      TP_CUDA(lt->cublasLtMatrixLayoutSetAttribute(
           layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)));
-      TP_CUDA(cublasLtMatrixLayoutSetAttribute(
+      TP_CUDA(lt->cublasLtMatrixLayoutSetAttribute(
           layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
           sizeof(stride)));
     }
@@ -161,13 +164,13 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
   LtPreferences wanted =
       ltPreferences(p.alignA, p.alignB, p.alignD, workspaceSize);
   cublasLtMatmulPreference_t preference;
-  TP_CUDA(cublasLtMatmulPreferenceCreate(&preference));
+  TP_CUDA(lt->cublasLtMatmulPreferenceCreate(&preference));
   Status set = Status::ok();
   auto prefer = [&](cublasLtMatmulPreferenceAttributes_t attribute,
                     const auto &value) {
     if (set.isOk())
-      set = check(cublasLtMatmulPreferenceSetAttribute(preference, attribute,
-                                                       &value, sizeof(value)),
+      set = check(lt->cublasLtMatmulPreferenceSetAttribute(
+                      preference, attribute, &value, sizeof(value)),
                   "cublasLtMatmulPreferenceSetAttribute", context);
   };
   prefer(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, wanted.maxWorkspaceBytes);
@@ -176,15 +179,15 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
   prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, wanted.minAlignmentC);
   prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, wanted.minAlignmentD);
   if (!set.isOk()) {
-    cublasLtMatmulPreferenceDestroy(preference);
+    lt->cublasLtMatmulPreferenceDestroy(preference);
     return set;
   }
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
-  cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+  cublasStatus_t status = lt->cublasLtMatmulAlgoGetHeuristic(
       handle, plan.desc, plan.layoutB, plan.layoutA, plan.layoutD, plan.layoutD,
       preference, 1, &heuristic, &found);
-  cublasLtMatmulPreferenceDestroy(preference);
+  lt->cublasLtMatmulPreferenceDestroy(preference);
   plan.found = status == CUBLAS_STATUS_SUCCESS && found > 0;
   if (plan.found)
     plan.algo = heuristic.algo;
@@ -192,7 +195,7 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
     plan.refusal = status == CUBLAS_STATUS_SUCCESS
                        ? std::string("the heuristic found no algorithm")
                        : std::string("cublasLtMatmulAlgoGetHeuristic: ") +
-                             cublasLtGetStatusName(status);
+                             lt->cublasLtGetStatusName(status);
   return Status::ok();
 }
 
@@ -237,8 +240,8 @@ Attempt LtGemm::attempt(const GemmProblem &problem, const void *a,
   // Per-call pointers: scales (swapped: our B is cuBLAS's A) and bias.
   auto setPointer = [&](cublasLtMatmulDescAttributes_t attribute,
                         const void *value) {
-    return check(cublasLtMatmulDescSetAttribute(planned->desc, attribute,
-                                                &value, sizeof(value)),
+    return check(lt->cublasLtMatmulDescSetAttribute(planned->desc, attribute,
+                                                    &value, sizeof(value)),
                  "cublasLtMatmulDescSetAttribute", context);
   };
   if (p.aScale) {
@@ -258,7 +261,7 @@ Attempt LtGemm::attempt(const GemmProblem &problem, const void *a,
   bool wide = p.dType == DType::F64;
   const void *alpha = wide ? static_cast<const void *>(&alpha64) : &alpha32;
   const void *beta = wide ? static_cast<const void *>(&beta64) : &beta32;
-  cublasStatus_t status = cublasLtMatmul(
+  cublasStatus_t status = lt->cublasLtMatmul(
       handle, planned->desc, alpha, b, planned->layoutB, a, planned->layoutA,
       beta, d, planned->layoutD, d, planned->layoutD, &planned->algo, workspace,
       workspaceSize, stream);

@@ -14,6 +14,7 @@
 #ifndef TP_LIB_RUNTIME_CUDA_LTGEMM_H
 #define TP_LIB_RUNTIME_CUDA_LTGEMM_H
 
+#include "CublasLt.h"
 #include "CudaCheck.h"
 #include "CudaPlan.h"
 #include "tp/Runtime/DType.h"
@@ -104,6 +105,8 @@ private:
   Status workspaceFor(cudaStream_t stream, void *&workspace,
                       const std::string &context);
 
+  /// Set by init: cuBLASLt, opened on first use (CublasLt.h).
+  const CublasLtApi *lt = nullptr;
   cublasLtHandle_t handle = nullptr;
   size_t workspaceSize = 32u << 20;
   WorkspaceOwners workspaceOwners;

@@ -45,10 +45,11 @@ struct Producer {
 
 } // namespace
 
-/// The matmul itself. With F.linear's reshapes, A is the collapse's source
-/// (the collapse feeds the matmul's first operand by construction).
-static LogicalResult matchMatmul(Operation *def, Producer &p,
-                                 std::string &why) {
+/// The matmul itself, whose result `product` is. With F.linear's reshapes, A
+/// is the collapse's source (the collapse feeds the matmul's first operand by
+/// construction).
+static LogicalResult matchMatmul(Value product, Producer &p, std::string &why) {
+  Operation *def = product.getDefiningOp();
   bool collapsed = static_cast<bool>(p.collapse);
   auto takeA = [&](Value lhs) -> LogicalResult {
     if (!collapsed)
@@ -95,7 +96,14 @@ static LogicalResult matchMatmul(Operation *def, Producer &p,
     return takeA(smm.getA());
   }
   if (isa<AllGatherMatmulOp, AllGatherScaledMatmulOp>(def)) {
-    why = "the matmul producing it is already fused with an all-gather";
+    // The gathered operand (and scale) come first, the products after.
+    auto products = isa<AllGatherMatmulOp>(def)
+                        ? cast<AllGatherMatmulOp>(def).getProducts()
+                        : cast<AllGatherScaledMatmulOp>(def).getProducts();
+    why = llvm::is_contained(products, product)
+              ? "the matmul producing it is already fused with an all-gather"
+              : "it reads the gathered operand that a fused all-gather-matmul "
+                "returns, not a matmul product";
     return failure();
   }
   if (isa<BiasAddOp>(def)) {
@@ -120,6 +128,8 @@ static FailureOr<Producer> matchProducer(ReduceScatterOp rs, std::string &why) {
     return failure();
   }
   SmallVector<Operation *> reversedChain;
+  // The value the matmul must produce, followed back through the chain.
+  Value product = v;
   // A GEMM's C operand, added on every rank before the reduction.
   if (auto add = dyn_cast<arith::AddFOp>(def)) {
     for (unsigned i = 0; i < 2 && !p.addend; ++i) {
@@ -128,6 +138,7 @@ static FailureOr<Producer> matchProducer(ReduceScatterOp rs, std::string &why) {
           side->getBlock() == add->getBlock() && side->hasOneUse()) {
         p.addend = add->getOperand(1 - i);
         reversedChain.push_back(add);
+        product = add->getOperand(i);
         def = side;
       }
     }
@@ -149,6 +160,14 @@ static FailureOr<Producer> matchProducer(ReduceScatterOp rs, std::string &why) {
                   restoresLeadingDims(expand, collapse);
     bool matrix = !collapse && isa_and_nonnull<MatmulOp>(matmul) &&
                   cast<MatmulOp>(matmul).getLhs().getType().getRank() == 2;
+    if (!collapse && isa_and_nonnull<ScaledMatmulOp>(matmul) &&
+        isLeadingDimsExpand(expand)) {
+      why = "the 2-D product of a scaled matmul is split into leading dims "
+            "before the reduce-scatter, and A's scales are not split to "
+            "match it (a tp.matmul's are): reshape A before the scaled "
+            "matmul instead (collapse, scaled matmul, expand fuses)";
+      return failure();
+    }
     if (!isLeadingDimsExpand(expand) || !(linear || matrix)) {
       why = describeInterloper(expand, "reduce-scatter");
       return failure();
@@ -164,9 +183,10 @@ static FailureOr<Producer> matchProducer(ReduceScatterOp rs, std::string &why) {
     } else {
       p.expandA = expand;
     }
+    product = expand.getSrc();
     def = matmul;
   }
-  if (failed(matchMatmul(def, p, why)))
+  if (failed(matchMatmul(product, p, why)))
     return failure();
   if (p.scaled && p.addend) {
     why = "an addend sits between the scaled matmul and the reduce-scatter";

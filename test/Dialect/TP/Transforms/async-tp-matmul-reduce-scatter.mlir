@@ -248,6 +248,26 @@ func.func @matmul_taken_by_all_gather(%x: tensor<8x16xf32>, %w: tensor<16x64xf32
 
 // -----
 
+// Negative: the reduce-scatter reads the gathered operand itself, which the
+// fused all-gather-matmul returns: no matmul produces it.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @gathered_operand_reduce_scattered
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x16xf32>, %[[W:.*]]: tensor<16x64xf32>)
+func.func @gathered_operand_reduce_scattered(%x: tensor<8x16xf32>, %w: tensor<16x64xf32>) -> (tensor<32x64xf32>, tensor<8x16xf32>) {
+  // CHECK-NEXT: %[[F:.*]]:2 = tp.all_gather_matmul %[[X]], [%[[W]]] {{.*}} return_gathered
+  // CHECK-NEXT: %[[Y:.*]] = tp.reduce_scatter %[[F]]#0
+  // CHECK-NEXT: return %[[F]]#1, %[[Y]]
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x16xf32> -> tensor<32x16xf32>
+  %p = tp.matmul %g, %w : tensor<32x16xf32>, tensor<16x64xf32> -> tensor<32x64xf32>
+  // expected-remark @+1 {{reduce-scatter not fused: it reads the gathered operand that a fused all-gather-matmul returns, not a matmul product}}
+  %y = tp.reduce_scatter %g on @tp axes = [0] dim = 0 reduce = sum : tensor<32x16xf32> -> tensor<8x16xf32>
+  return %p, %y : tensor<32x64xf32>, tensor<8x16xf32>
+}
+
+// -----
+
 // Negative: the matmul sits in another block.
 
 shard.grid @tp(shape = 4)

@@ -293,6 +293,28 @@ func.func @scaled_scale_not_reshaped(%h: tensor<2x8x64xf8E4M3FN>, %sh: tensor<16
 
 // -----
 
+// Negative: a 2-D scaled matmul's product split into leading dims before the
+// reduce-scatter. The remark says what differs from tp.matmul, which fuses
+// this form, and which form fuses.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @scaled_matrix_product_expanded
+// CHECK-SAME:    (%[[A:.*]]: tensor<16x64xf8E4M3FN>, %[[SA:.*]]: tensor<16x1xf32>, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<32x1xf32>)
+func.func @scaled_matrix_product_expanded(%a: tensor<16x64xf8E4M3FN>, %sa: tensor<16x1xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x1xf32>) -> tensor<2x4x32xbf16> {
+  // CHECK-NEXT: %[[M:.*]] = tp.scaled_matmul %[[A]] scale %[[SA]], %[[W]] scale %[[SW]] row_wise
+  // CHECK-NEXT: %[[P:.*]] = tensor.expand_shape %[[M]]
+  // CHECK-NEXT: %[[R:.*]] = tp.reduce_scatter %[[P]]
+  // CHECK-NEXT: return %[[R]]
+  %m = tp.scaled_matmul %a scale %sa, %w scale %sw row_wise : (tensor<16x64xf8E4M3FN>, tensor<16x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<16x32xbf16>
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xbf16> into tensor<2x8x32xbf16>
+  // expected-remark @+1 {{reduce-scatter not fused: the 2-D product of a scaled matmul is split into leading dims before the reduce-scatter, and A's scales are not split to match it (a tp.matmul's are): reshape A before the scaled matmul instead (collapse, scaled matmul, expand fuses)}}
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : tensor<2x8x32xbf16> -> tensor<2x4x32xbf16>
+  return %r : tensor<2x4x32xbf16>
+}
+
+// -----
+
 // Negative: an addend on a scaled product (the scaled fused op has none).
 
 shard.grid @tp(shape = 2)

@@ -286,6 +286,29 @@ def sc_rs(mode):
     return build
 
 
+def sc_rs_reshape_reciprocal(g, dt):
+    """PyTorch's reshape_mm_reshape row-wise case: F.linear's reshapes of a
+    3-D FP8 A and its row-wise scale, and the scale's reciprocal taken after
+    its reshape (the fused op takes it before)."""
+    rows, seq = B * S * g, S * g
+    qw, qws = quantize("w", N, "row_wise")
+    h3, q3, s3 = f"tensor<{B}x{seq}x64xf32>", f"tensor<{B}x{seq}x64xf8E4M3FN>", f"tensor<{B}x{seq}x1xf32>"
+    q2, s2 = f"tensor<{rows}x64xf8E4M3FN>", f"tensor<{rows}x1xf32>"
+    p2, p3, y = t([rows, N], dt), t([B, seq, N], dt), t([B, S, N], dt)
+    return f"""
+func.func @main(%h: {h3}, %w: tensor<{N}x64xf32>) -> {y} {{
+  %hq, %hs = tp.quantize %h row_wise : {h3} -> {q3}, {s3}
+{qws}  %c = tensor.collapse_shape %hq [[0, 1], [2]] : {q3} into {q2}
+  %cs = tensor.collapse_shape %hs [[0, 1], [2]] : {s3} into {s2}
+  %one = arith.constant dense<1.0> : {s2}
+  %inv = arith.divf %one, %cs : {s2}
+  %m = tp.scaled_matmul %c scale %inv, %wq scale %ws row_wise : ({q2}, {s2}, {qw}, tensor<{N}x1xf32>) -> {p2}
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [{B}, {seq}, {N}] : {p2} into {p3}
+  %y = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : {p3} -> {y}
+  return %y : {y}
+}}"""
+
+
 def linear_mlp(g, dt):
     x, wg, wd, h, y, b = t([B, S, K], dt), t([N, K], dt), t([K, N], dt), t([B, S * g, N], dt), t([B, S, K], dt), t([K], dt)
     return f"""
@@ -374,7 +397,7 @@ PATTERNS = {
     "ag_matmul": ag_matmul, "ag_matmul_bias_t": ag_matmul_bias_t, "ag_kdim": ag_kdim,
     "ag_reshape_seq": ag_reshape_seq, "ag_tensor_reshape": ag_tensor_reshape, "ag_bmm": ag_bmm, "ag_multi_partial": ag_multi_partial,
     "rs_matmul": rs_matmul, "rs_lastdim_avg": rs_lastdim_avg, "rs_reshape_bias": rs_reshape_bias,
-    "rs_matrix_expand": rs_matrix_expand, "rs_tensor_reshape": rs_tensor_reshape, "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
+    "rs_matrix_expand": rs_matrix_expand, "sc_rs_reshape_reciprocal": sc_rs_reshape_reciprocal, "rs_tensor_reshape": rs_tensor_reshape, "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
     "linear_mlp": linear_mlp,
     "agc_wgrad": agc_wgrad, "agc_transposed_a": agc_transposed_a,
     "agc_ksplit_b": agc_ksplit_b, "agc_seq3d": agc_seq3d, "agc_seqfirst": agc_seqfirst,

@@ -5,8 +5,9 @@
 //   tp.matmul(A, B) / tp.scaled_matmul(A, B) / tp.batch_matmul(A, B2d)
 //   tensor.expand_shape(tp.matmul(tensor.collapse_shape(A), B))   (F.linear)
 // optionally plus an addend (`arith.addf`, a GEMM's C operand) before the
-// reduction and a `tp.bias_add` after it. When the product has other users,
-// the fused op returns it too.
+// reduction and a `tp.bias_add` after it. A scaled A's scale is reshaped with
+// A, possibly followed by one element-wise op (a reciprocal). When the product
+// has other users, the fused op returns it too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,8 @@
 #include "tp/Dialect/TP/Utils/ReshapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::tp;
@@ -30,6 +33,10 @@ struct Producer {
   Value aScale, aGlobal, bScale, bGlobal;
   /// The reshapes of A (and of A's scale) to 2-D, erased once unused.
   tensor::CollapseShapeOp collapse, scaleCollapse;
+  /// An element-wise op (a reciprocal, a product with a constant) applied to
+  /// A's reshaped scale: the fused op takes it applied to the scale before
+  /// the reshape instead.
+  Operation *scaleElementwise = nullptr;
   /// The reshape of a 2-D product to the leading dims, when A is 2-D itself
   /// (no collapse): the fused op takes A reshaped the same way.
   tensor::ExpandShapeOp expandA;
@@ -44,6 +51,61 @@ struct Producer {
 };
 
 } // namespace
+
+/// The reshape to 2-D that A's row-wise or block scale `scale` is, or that it
+/// is computed from by one element-wise op whose other operands are splat
+/// constants (`elementwise`, e.g. 1 / reshape(s)): such an op commutes with
+/// the reshape.
+static tensor::CollapseShapeOp scaleReshape(Value scale,
+                                            Operation *&elementwise) {
+  elementwise = nullptr;
+  Operation *def = scale.getDefiningOp();
+  if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def))
+    return collapse;
+  if (!def || def->getNumResults() != 1 ||
+      !OpTrait::hasElementwiseMappableTraits(def))
+    return {};
+  tensor::CollapseShapeOp found;
+  for (Value operand : def->getOperands()) {
+    if (operand.getType() != scale.getType())
+      return {};
+    if (auto collapse = operand.getDefiningOp<tensor::CollapseShapeOp>()) {
+      if (found)
+        return {};
+      found = collapse;
+      continue;
+    }
+    SplatElementsAttr splat;
+    if (!matchPattern(operand, m_Constant(&splat)))
+      return {};
+  }
+  if (found)
+    elementwise = def;
+  return found;
+}
+
+/// `elementwise` applied to `source` (the scale before its reshape) rather
+/// than to its reshape: its splat constants take the source's shape.
+static Value applyBeforeReshape(RewriterBase &rewriter, Operation *elementwise,
+                                Value source) {
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  IRMapping mapping;
+  for (Value operand : elementwise->getOperands()) {
+    SplatElementsAttr splat;
+    if (matchPattern(operand, m_Constant(&splat)))
+      mapping.map(operand,
+                  arith::ConstantOp::create(
+                      rewriter, operand.getLoc(),
+                      cast<TypedAttr>(splat.resizeSplat(sourceType.clone(
+                          splat.getType().getElementType())))));
+    else
+      mapping.map(operand, source);
+  }
+  Operation *moved = rewriter.clone(*elementwise, mapping);
+  Type element = getElementTypeOrSelf(elementwise->getResult(0).getType());
+  moved->getResult(0).setType(sourceType.clone(element));
+  return moved->getResult(0);
+}
 
 /// The matmul itself, whose result `product` is. With F.linear's reshapes, A
 /// is the collapse's source (the collapse feeds the matmul's first operand by
@@ -85,7 +147,8 @@ static LogicalResult matchMatmul(Value product, Producer &p, std::string &why) {
     p.aGlobal = smm.getAGlobalScale();
     p.aScale = smm.getAScale();
     if (collapsed && p.mode != ScalingMode::PerTensor) {
-      auto scaleCollapse = p.aScale.getDefiningOp<tensor::CollapseShapeOp>();
+      tensor::CollapseShapeOp scaleCollapse =
+          scaleReshape(p.aScale, p.scaleElementwise);
       if (!scaleCollapse || !isLeadingDimsCollapse(scaleCollapse)) {
         why = "A's scale is not reshaped along with A";
         return failure();
@@ -277,6 +340,8 @@ FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
         rewriter, p.expandA.getLoc(), aType.clone(shape), p.a,
         p.expandA.getReassociationIndices(), sizes);
   }
+  if (p.scaleElementwise)
+    p.aScale = applyBeforeReshape(rewriter, p.scaleElementwise, p.aScale);
   Operation *fused;
   if (p.scaled) {
     fused = ScaledMatmulReduceScatterOp::create(
@@ -302,6 +367,8 @@ FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
     rewriter.replaceAllUsesWith(product, fused->getResult(0));
   for (Operation *op : llvm::reverse(p.chain))
     rewriter.eraseOp(op);
+  if (p.scaleElementwise && p.scaleElementwise->use_empty())
+    rewriter.eraseOp(p.scaleElementwise);
   for (tensor::CollapseShapeOp collapse : {p.collapse, p.scaleCollapse})
     if (collapse && collapse->use_empty())
       rewriter.eraseOp(collapse);

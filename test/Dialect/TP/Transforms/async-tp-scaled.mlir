@@ -259,6 +259,53 @@ func.func @scaled_reduce_scatter(%h: tensor<2x8x64xf8E4M3FN>, %sh: tensor<2x8x1x
 
 // -----
 
+// PyTorch's reshape_mm_reshape row-wise case: the reciprocal of A's scale is
+// taken after the scale's reshape. It commutes with the reshape, so the fused
+// op takes the reciprocal of the scale before it.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @scaled_reduce_scatter_reciprocal_after_reshape
+// CHECK-SAME:    (%[[H:.*]]: tensor<2x8x64xf8E4M3FN>, %[[SH:.*]]: tensor<2x8x1xf32>, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<32x1xf32>)
+func.func @scaled_reduce_scatter_reciprocal_after_reshape(%h: tensor<2x8x64xf8E4M3FN>, %sh: tensor<2x8x1xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x1xf32>) -> tensor<2x4x32xbf16> {
+  // CHECK:      %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<2x8x1xf32>
+  // CHECK-NEXT: %[[INV:.*]] = arith.divf %[[ONE]], %[[SH]] fastmath<afn> : tensor<2x8x1xf32>
+  // CHECK-NEXT: %[[Y:.*]] = tp.scaled_matmul_reduce_scatter %[[H]] scale %[[INV]], %[[W]] scale %[[SW]] on @tp axes = [0] dim = 1 reduce = sum row_wise : (tensor<2x8x64xf8E4M3FN>, tensor<2x8x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<2x4x32xbf16>
+  // CHECK-NEXT: return %[[Y]]
+  %one = arith.constant dense<1.0> : tensor<16x1xf32>
+  %c = tensor.collapse_shape %h [[0, 1], [2]] : tensor<2x8x64xf8E4M3FN> into tensor<16x64xf8E4M3FN>
+  %cs = tensor.collapse_shape %sh [[0, 1], [2]] : tensor<2x8x1xf32> into tensor<16x1xf32>
+  %inv = arith.divf %one, %cs fastmath<afn> : tensor<16x1xf32>
+  %m = tp.scaled_matmul %c scale %inv, %w scale %sw row_wise : (tensor<16x64xf8E4M3FN>, tensor<16x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<16x32xbf16>
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xbf16> into tensor<2x8x32xbf16>
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : tensor<2x8x32xbf16> -> tensor<2x4x32xbf16>
+  return %r : tensor<2x4x32xbf16>
+}
+
+// -----
+
+// Negative: the element-wise op after the scale's reshape also reads a value
+// that is not a splat constant, so it does not commute with the reshape.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @scaled_scale_times_tensor_after_reshape
+func.func @scaled_scale_times_tensor_after_reshape(%h: tensor<2x8x64xf8E4M3FN>, %sh: tensor<2x8x1xf32>, %f: tensor<16x1xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x1xf32>) -> tensor<2x4x32xbf16> {
+  // CHECK: arith.mulf
+  // CHECK: tp.scaled_matmul
+  // CHECK: tp.reduce_scatter
+  %c = tensor.collapse_shape %h [[0, 1], [2]] : tensor<2x8x64xf8E4M3FN> into tensor<16x64xf8E4M3FN>
+  %cs = tensor.collapse_shape %sh [[0, 1], [2]] : tensor<2x8x1xf32> into tensor<16x1xf32>
+  %scaled = arith.mulf %cs, %f : tensor<16x1xf32>
+  %m = tp.scaled_matmul %c scale %scaled, %w scale %sw row_wise : (tensor<16x64xf8E4M3FN>, tensor<16x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<16x32xbf16>
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xbf16> into tensor<2x8x32xbf16>
+  // expected-remark @+1 {{reduce-scatter not fused: A's scale is not reshaped along with A}}
+  %r = tp.reduce_scatter %p on @tp axes = [0] dim = 1 reduce = sum : tensor<2x8x32xbf16> -> tensor<2x4x32xbf16>
+  return %r : tensor<2x4x32xbf16>
+}
+
+// -----
+
 // Negative: the scaled matmul's own bias is added before the reduction.
 
 shard.grid @tp(shape = 2)

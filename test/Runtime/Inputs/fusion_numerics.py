@@ -286,6 +286,31 @@ def sc_rs(mode):
     return build
 
 
+def sc_ag_reshape_reciprocal(g, dt):
+    """The all-gather side: a 3-D FP8 A and its row-wise scale gathered along
+    the sequence, F.linear's reshapes, and the reciprocal of the gathered
+    scale after its reshape (the fused op takes it of each shard)."""
+    rows, seq = B * S * g, S * g
+    qw, qws = quantize("w", N, "row_wise")
+    x3, q3, s3 = f"tensor<{B}x{S}x64xf32>", f"tensor<{B}x{S}x64xf8E4M3FN>", f"tensor<{B}x{S}x1xf32>"
+    gq3, gs3 = f"tensor<{B}x{seq}x64xf8E4M3FN>", f"tensor<{B}x{seq}x1xf32>"
+    q2, s2 = f"tensor<{rows}x64xf8E4M3FN>", f"tensor<{rows}x1xf32>"
+    p2, y = t([rows, N], dt), t([B, seq, N], dt)
+    return f"""
+func.func @main(%x: {x3}, %w: tensor<{N}x64xf32>) -> {y} {{
+  %xq, %xs = tp.quantize %x row_wise : {x3} -> {q3}, {s3}
+{qws}  %g = tp.all_gather %xq on @tp axes = [0] dim = 1 : {q3} -> {gq3}
+  %gs = tp.all_gather %xs on @tp axes = [0] dim = 1 : {s3} -> {gs3}
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : {gq3} into {q2}
+  %cs = tensor.collapse_shape %gs [[0, 1], [2]] : {gs3} into {s2}
+  %one = arith.constant dense<1.0> : {s2}
+  %inv = arith.divf %one, %cs : {s2}
+  %m = tp.scaled_matmul %c scale %inv, %wq scale %ws row_wise : ({q2}, {s2}, {qw}, tensor<{N}x1xf32>) -> {p2}
+  %y = tensor.expand_shape %m [[0, 1], [2]] output_shape [{B}, {seq}, {N}] : {p2} into {y}
+  return %y : {y}
+}}"""
+
+
 def sc_rs_reshape_reciprocal(g, dt):
     """PyTorch's reshape_mm_reshape row-wise case: F.linear's reshapes of a
     3-D FP8 A and its row-wise scale, and the scale's reciprocal taken after
@@ -397,7 +422,8 @@ PATTERNS = {
     "ag_matmul": ag_matmul, "ag_matmul_bias_t": ag_matmul_bias_t, "ag_kdim": ag_kdim,
     "ag_reshape_seq": ag_reshape_seq, "ag_tensor_reshape": ag_tensor_reshape, "ag_bmm": ag_bmm, "ag_multi_partial": ag_multi_partial,
     "rs_matmul": rs_matmul, "rs_lastdim_avg": rs_lastdim_avg, "rs_reshape_bias": rs_reshape_bias,
-    "rs_matrix_expand": rs_matrix_expand, "sc_rs_reshape_reciprocal": sc_rs_reshape_reciprocal, "rs_tensor_reshape": rs_tensor_reshape, "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
+    "rs_matrix_expand": rs_matrix_expand, "sc_rs_reshape_reciprocal": sc_rs_reshape_reciprocal,
+    "sc_ag_reshape_reciprocal": sc_ag_reshape_reciprocal, "rs_tensor_reshape": rs_tensor_reshape, "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
     "linear_mlp": linear_mlp,
     "agc_wgrad": agc_wgrad, "agc_transposed_a": agc_transposed_a,
     "agc_ksplit_b": agc_ksplit_b, "agc_seq3d": agc_seq3d, "agc_seqfirst": agc_seqfirst,

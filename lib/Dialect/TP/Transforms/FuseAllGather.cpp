@@ -36,7 +36,12 @@ struct Consumer {
   ScalingMode mode = ScalingMode::PerTensor;
   Value bScale, bGlobal, aScale, aGlobal;
   Type gatheredScaleType;
-  /// The all-gather (and reshape) of A's scale, erased once unused.
+  /// An element-wise op (a reciprocal, a product with a constant) between
+  /// the gather of A's scale and the matmul: the fused op takes it applied to
+  /// the shard.
+  Operation *scaleElementwise = nullptr;
+  /// The all-gather (and reshape, and element-wise op) of A's scale, users
+  /// first, erased once unused.
   SmallVector<Operation *> scaleOps;
   Type productElement;
   /// The matmul, then the ops after it that the product replaces.
@@ -98,7 +103,27 @@ static LogicalResult matchAScale(AllGatherOp ag, ScaledMatmulOp op, Consumer &c,
     c.gatheredScaleType = c.aScale.getType();
     return requireUniform(c.aScale, "per-tensor scale");
   }
-  Value scale = peelCollapse(op.getAScale(), static_cast<bool>(c.collapse));
+  // gather(s), possibly reshaped like A, with at most one element-wise op
+  // before or after the reshape (e.g. 1 / s), which commutes with both.
+  Value scale = op.getAScale();
+  SmallVector<Operation *> scaleOps;
+  auto peelElementwise = [&] {
+    if (c.scaleElementwise)
+      return;
+    if (Value operand = elementwiseOperand(scale, c.scaleElementwise)) {
+      scaleOps.push_back(c.scaleElementwise);
+      scale = operand;
+    }
+  };
+  peelElementwise();
+  if (c.collapse) {
+    Value source = peelCollapse(scale, /*aWasCollapsed=*/true);
+    if (source)
+      scaleOps.push_back(scale.getDefiningOp());
+    scale = source;
+  }
+  if (scale)
+    peelElementwise();
   auto scaleGather = scale ? scale.getDefiningOp<AllGatherOp>() : AllGatherOp();
   if (!scaleGather || scaleGather.getGrid() != ag.getGrid() ||
       scaleGather.getGridAxes() != ag.getGridAxes() ||
@@ -110,8 +135,7 @@ static LogicalResult matchAScale(AllGatherOp ag, ScaledMatmulOp op, Consumer &c,
   }
   c.aScale = scaleGather.getInput();
   c.gatheredScaleType = scaleGather.getType();
-  if (scale != op.getAScale())
-    c.scaleOps.push_back(op.getAScale().getDefiningOp());
+  c.scaleOps = std::move(scaleOps);
   c.scaleOps.push_back(scaleGather);
   return success();
 }
@@ -241,7 +265,8 @@ static ConsumerList chooseGroup(ConsumerList consumers,
                                 SmallVector<Miss> &misses) {
   auto compatible = [](const Consumer &x, const Consumer &y) {
     return x.transposeB == y.transposeB && x.mode == y.mode &&
-           x.aScale == y.aScale && x.aGlobal == y.aGlobal;
+           x.aScale == y.aScale && x.aGlobal == y.aGlobal &&
+           x.scaleElementwise == y.scaleElementwise;
   };
   size_t best = 0, bestCount = 0;
   for (size_t i = 0; i < consumers.size(); ++i) {
@@ -433,9 +458,12 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
   Operation *fused;
   ResultRange products = ag->getResults();
   if (lead.scaled) {
+    Value aScale = lead.aScale;
+    if (lead.scaleElementwise)
+      aScale = applyElementwiseTo(rewriter, lead.scaleElementwise, aScale);
     auto op = AllGatherScaledMatmulOp::create(
-        rewriter, loc, resultTypes, ag.getInput(), lead.aScale, lead.aGlobal,
-        bs, bScales, bGlobals, biases, ag.getGridAttr(), ag.getGridAxesAttr(),
+        rewriter, loc, resultTypes, ag.getInput(), aScale, lead.aGlobal, bs,
+        bScales, bGlobals, biases, ag.getGridAttr(), ag.getGridAxesAttr(),
         ag.getDimAttr(), ScalingModeAttr::get(rewriter.getContext(), lead.mode),
         maskAttr, gatheredAttr, /*algorithm=*/nullptr, /*chunks=*/nullptr);
     fused = op;

@@ -15,8 +15,6 @@
 #include "tp/Dialect/TP/Utils/ReshapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::tp;
@@ -53,58 +51,20 @@ struct Producer {
 } // namespace
 
 /// The reshape to 2-D that A's row-wise or block scale `scale` is, or that it
-/// is computed from by one element-wise op whose other operands are splat
-/// constants (`elementwise`, e.g. 1 / reshape(s)): such an op commutes with
-/// the reshape.
+/// is computed from by one element-wise op (`elementwise`, e.g.
+/// 1 / reshape(s)), which commutes with the reshape.
 static tensor::CollapseShapeOp scaleReshape(Value scale,
                                             Operation *&elementwise) {
-  elementwise = nullptr;
-  Operation *def = scale.getDefiningOp();
-  if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def))
+  if (auto collapse = scale.getDefiningOp<tensor::CollapseShapeOp>()) {
+    elementwise = nullptr;
     return collapse;
-  if (!def || def->getNumResults() != 1 ||
-      !OpTrait::hasElementwiseMappableTraits(def))
-    return {};
-  tensor::CollapseShapeOp found;
-  for (Value operand : def->getOperands()) {
-    if (operand.getType() != scale.getType())
-      return {};
-    if (auto collapse = operand.getDefiningOp<tensor::CollapseShapeOp>()) {
-      if (found)
-        return {};
-      found = collapse;
-      continue;
-    }
-    SplatElementsAttr splat;
-    if (!matchPattern(operand, m_Constant(&splat)))
-      return {};
   }
-  if (found)
-    elementwise = def;
-  return found;
-}
-
-/// `elementwise` applied to `source` (the scale before its reshape) rather
-/// than to its reshape: its splat constants take the source's shape.
-static Value applyBeforeReshape(RewriterBase &rewriter, Operation *elementwise,
-                                Value source) {
-  auto sourceType = cast<RankedTensorType>(source.getType());
-  IRMapping mapping;
-  for (Value operand : elementwise->getOperands()) {
-    SplatElementsAttr splat;
-    if (matchPattern(operand, m_Constant(&splat)))
-      mapping.map(operand,
-                  arith::ConstantOp::create(
-                      rewriter, operand.getLoc(),
-                      cast<TypedAttr>(splat.resizeSplat(sourceType.clone(
-                          splat.getType().getElementType())))));
-    else
-      mapping.map(operand, source);
-  }
-  Operation *moved = rewriter.clone(*elementwise, mapping);
-  Type element = getElementTypeOrSelf(elementwise->getResult(0).getType());
-  moved->getResult(0).setType(sourceType.clone(element));
-  return moved->getResult(0);
+  Value operand = elementwiseOperand(scale, elementwise);
+  auto collapse =
+      operand ? operand.getDefiningOp<tensor::CollapseShapeOp>() : nullptr;
+  if (!collapse)
+    elementwise = nullptr;
+  return collapse;
 }
 
 /// The matmul itself, whose result `product` is. With F.linear's reshapes, A
@@ -341,7 +301,7 @@ FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
         p.expandA.getReassociationIndices(), sizes);
   }
   if (p.scaleElementwise)
-    p.aScale = applyBeforeReshape(rewriter, p.scaleElementwise, p.aScale);
+    p.aScale = applyElementwiseTo(rewriter, p.scaleElementwise, p.aScale);
   Operation *fused;
   if (p.scaled) {
     fused = ScaledMatmulReduceScatterOp::create(

@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -238,4 +240,47 @@ void tp::reshapesAroundCollectivesAsCollapseOrExpand(Operation *root,
     if (shape && shape->use_empty() && isPure(shape))
       rewriter.eraseOp(shape);
   }
+}
+
+Value tp::elementwiseOperand(Value value, Operation *&elementwise) {
+  elementwise = nullptr;
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getNumResults() != 1 ||
+      !OpTrait::hasElementwiseMappableTraits(def))
+    return {};
+  Value found;
+  for (Value operand : def->getOperands()) {
+    if (operand.getType() != value.getType())
+      return {};
+    SplatElementsAttr splat;
+    if (matchPattern(operand, m_Constant(&splat)))
+      continue;
+    if (found)
+      return {};
+    found = operand;
+  }
+  if (found)
+    elementwise = def;
+  return found;
+}
+
+Value tp::applyElementwiseTo(RewriterBase &rewriter, Operation *elementwise,
+                             Value source) {
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  IRMapping mapping;
+  for (Value operand : elementwise->getOperands()) {
+    SplatElementsAttr splat;
+    if (!matchPattern(operand, m_Constant(&splat))) {
+      mapping.map(operand, source);
+      continue;
+    }
+    auto resized = cast<TypedAttr>(
+        splat.resizeSplat(sourceType.clone(splat.getType().getElementType())));
+    mapping.map(operand,
+                arith::ConstantOp::create(rewriter, operand.getLoc(), resized));
+  }
+  Operation *moved = rewriter.clone(*elementwise, mapping);
+  Type element = getElementTypeOrSelf(elementwise->getResult(0).getType());
+  moved->getResult(0).setType(sourceType.clone(element));
+  return moved->getResult(0);
 }

@@ -44,6 +44,18 @@ void reshapesAroundCollectivesAsCollapseOrExpand(Operation *root,
 /// the partial sums a row-parallel layer reduces.
 bool isMatmulProduct(Value value);
 
+/// The one operand of `value`'s defining op that is not a splat constant,
+/// when that op is element-wise (one result, operands of the result's type),
+/// e.g. 1 / s or s * 2: such an op commutes with reshapes and gathers, so a
+/// fused op can take it applied to a scale before them. `elementwise` is the
+/// op; null (and `elementwise` null) otherwise.
+Value elementwiseOperand(Value value, Operation *&elementwise);
+
+/// `elementwise` (see elementwiseOperand) applied to `source` instead, at the
+/// rewriter's insertion point: its splat constants take `source`'s shape.
+Value applyElementwiseTo(RewriterBase &rewriter, Operation *elementwise,
+                         Value source);
+
 /// The result of planning to move a value's producers above a point.
 enum class HoistStatus {
   /// Everything the value needs dominates the point, or can be moved there.

@@ -39,6 +39,52 @@ func.func @row_wise_two_consumers(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<8x1xf32
 
 // -----
 
+// The reciprocal of A's gathered row-wise scale, taken after the gather and
+// after the reshape: it commutes with both, so the fused op takes the
+// reciprocal of each rank's shard of the scale.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @row_wise_reciprocal_after_gather
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x64xf8E4M3FN>, %[[SX:.*]]: tensor<2x4x1xf32>, %[[W:.*]]: tensor<32x64xf8E4M3FN>, %[[SW:.*]]: tensor<32x1xf32>)
+func.func @row_wise_reciprocal_after_gather(%x: tensor<2x4x64xf8E4M3FN>, %sx: tensor<2x4x1xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x1xf32>) -> tensor<2x8x32xf32> {
+  // CHECK:      %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<2x4x1xf32>
+  // CHECK-NEXT: %[[INV:.*]] = arith.divf %[[ONE]], %[[SX]] : tensor<2x4x1xf32>
+  // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_scaled_matmul %[[X]] scale %[[INV]], [%[[W]] scale %[[SW]]] on @tp axes = [0] dim = 1 row_wise : (tensor<2x4x64xf8E4M3FN>, tensor<2x4x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<2x8x32xf32>
+  // CHECK-NEXT: return %[[Y]]
+  %one = arith.constant dense<1.0> : tensor<16x1xf32>
+  %g = tp.all_gather %x on @tp axes = [0] dim = 1 : tensor<2x4x64xf8E4M3FN> -> tensor<2x8x64xf8E4M3FN>
+  %gs = tp.all_gather %sx on @tp axes = [0] dim = 1 : tensor<2x4x1xf32> -> tensor<2x8x1xf32>
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : tensor<2x8x64xf8E4M3FN> into tensor<16x64xf8E4M3FN>
+  %cs = tensor.collapse_shape %gs [[0, 1], [2]] : tensor<2x8x1xf32> into tensor<16x1xf32>
+  %inv = arith.divf %one, %cs : tensor<16x1xf32>
+  %m = tp.scaled_matmul %c scale %inv, %w scale %sw row_wise : (tensor<16x64xf8E4M3FN>, tensor<16x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<16x32xf32>
+  %y = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 8, 32] : tensor<16x32xf32> into tensor<2x8x32xf32>
+  return %y : tensor<2x8x32xf32>
+}
+
+// -----
+
+// Negative: the element-wise op on the gathered scale also reads a gathered
+// tensor, so it is not the same op on every shard.
+
+shard.grid @tp(shape = 2)
+
+// CHECK-LABEL: func.func @row_wise_scale_times_tensor_after_gather
+func.func @row_wise_scale_times_tensor_after_gather(%x: tensor<8x64xf8E4M3FN>, %sx: tensor<8x1xf32>, %f: tensor<16x1xf32>, %w: tensor<32x64xf8E4M3FN>, %sw: tensor<32x1xf32>) -> tensor<16x32xbf16> {
+  // CHECK: tp.all_gather
+  // CHECK: tp.scaled_matmul
+  // expected-remark @+1 {{all-gather not fused: A's row_wise scale is not all-gathered along with A (same group and dim)}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf8E4M3FN> -> tensor<16x64xf8E4M3FN>
+  // expected-remark @+1 {{all-gather not fused: an elementwise op ('arith.mulf') sits between the all-gather and the matmul}}
+  %gs = tp.all_gather %sx on @tp axes = [0] dim = 0 : tensor<8x1xf32> -> tensor<16x1xf32>
+  %scaled = arith.mulf %gs, %f : tensor<16x1xf32>
+  %y = tp.scaled_matmul %g scale %scaled, %w scale %sw row_wise : (tensor<16x64xf8E4M3FN>, tensor<16x1xf32>, tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) -> tensor<16x32xbf16>
+  return %y : tensor<16x32xbf16>
+}
+
+// -----
+
 // A 3-D activation with row-wise scales through F.linear's reshapes: the
 // reference never fuses this form.
 

@@ -12,6 +12,7 @@
 #include "tp/Dialect/TP/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -25,6 +26,40 @@ namespace mlir::tp {
 
 using namespace mlir;
 using namespace mlir::tp;
+
+/// Ops that only move elements around (reshapes, transposes), which models
+/// put between an all-to-all and its matmul.
+static bool isLayoutOp(Operation *op) {
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
+             linalg::TransposeOp>(op);
+}
+
+/// `value` traced back through layout ops to what computed it.
+static Value throughLayoutOps(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isLayoutOp(def))
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
+/// Whether a matmul reads `value`, directly or through layout ops.
+static bool reachesMatmulThroughLayoutOps(Value value) {
+  SmallVector<Value> worklist = {value};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isMatmul(user))
+        return true;
+      // The moved value, not a shape operand or a transpose's init.
+      if (isLayoutOp(user) && use.getOperandNumber() == 0)
+        worklist.append(user->result_begin(), user->result_end());
+    }
+  }
+  return false;
+}
 
 namespace {
 
@@ -338,15 +373,14 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
                "pipeline's 'sequence-parallel' option) splits this one into "
                "both";
     });
-    // An all-to-all (sequence <-> heads) beside a matmul runs as written:
-    // say so rather than stay silent.
+    // An all-to-all (sequence <-> heads, tokens <-> experts) beside a
+    // matmul runs as written: say so rather than stay silent, also when
+    // reshapes and transposes sit between them, as they do in Ulysses
+    // attention and expert layers.
     if (emitRemarks)
       getOperation()->walk([&](AllToAllOp op) {
-        bool besideMatmul =
-            isMatmulProduct(op.getInput()) ||
-            llvm::any_of(op->getUsers(), [](Operation *user) {
-              return isMatmul(user);
-            });
+        bool besideMatmul = isMatmulProduct(throughLayoutOps(op.getInput())) ||
+                            reachesMatmulThroughLayoutOps(op.getResult());
         if (besideMatmul)
           emitRemark(op.getLoc())
               << "all-to-all not fused: async TP overlaps all-gathers and "

@@ -145,3 +145,27 @@ func.func @all_to_all_beside_matmul(%x: tensor<8x64xf32>, %w: tensor<16x16xf32>)
   %b = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : tensor<8x64xf32> -> tensor<32x16xf32>
   return %y, %b : tensor<32x16xf32>, tensor<32x16xf32>
 }
+
+// -----
+
+// Ulysses attention's layout: a reshape after the all-to-all that feeds the
+// matmul, a transpose between the next matmul and its all-to-all. Both get
+// the remark; an all-to-all that only feeds an add gets none.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @all_to_all_through_layout_ops
+func.func @all_to_all_through_layout_ops(%x: tensor<2x8x64xf32>, %w: tensor<16x16xf32>, %v: tensor<32x16xf32>) -> (tensor<4x256xf32>, tensor<32x16xf32>) {
+  // CHECK-COUNT-3: tp.all_to_all
+  // expected-remark @+1 {{all-to-all not fused: async TP overlaps all-gathers and reduce-scatters with matmuls; an all-to-all runs as written}}
+  %a = tp.all_to_all %x on @tp axes = [0] split = 2 concat = 1 : tensor<2x8x64xf32> -> tensor<2x32x16xf32>
+  %c = tensor.collapse_shape %a [[0, 1], [2]] : tensor<2x32x16xf32> into tensor<64x16xf32>
+  %y = tp.matmul %c, %w : tensor<64x16xf32>, tensor<16x16xf32> -> tensor<64x16xf32>
+  %e = tensor.empty() : tensor<16x64xf32>
+  %t = linalg.transpose ins(%y : tensor<64x16xf32>) outs(%e : tensor<16x64xf32>) permutation = [1, 0]
+  // expected-remark @+1 {{all-to-all not fused: async TP overlaps all-gathers and reduce-scatters with matmuls; an all-to-all runs as written}}
+  %b = tp.all_to_all %t on @tp axes = [0] split = 0 concat = 1 : tensor<16x64xf32> -> tensor<4x256xf32>
+  %d = tp.all_to_all %v on @tp axes = [0] split = 0 concat = 0 : tensor<32x16xf32> -> tensor<32x16xf32>
+  %sum = arith.addf %d, %v : tensor<32x16xf32>
+  return %b, %sum : tensor<4x256xf32>, tensor<32x16xf32>
+}

@@ -48,6 +48,9 @@ int main(int argc, char **argv) {
     return fail(joined.message());
   if (!group)
     return fail("not started by a launcher");
+  // What tp-run asks before it has joined (to report interrupts quietly).
+  if (!startedByMpi() && !startedByLauncher())
+    return fail("joined a launched run, yet startedByLauncher() is false");
 
   std::string mode = argv[1 + group->rank() % (argc - 1)];
   std::string blob;

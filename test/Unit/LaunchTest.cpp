@@ -31,6 +31,11 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+TEST(Launch, ThisProcessWasNotStartedByTheLauncher) {
+  // The probes check the other side: launched, they see startedByLauncher().
+  EXPECT_FALSE(startedByLauncher());
+}
+
 TEST(Launch, EveryRankReportsWithItsPlaceAndTheBootstrapBlob) {
   std::vector<std::string> reports;
   Status status = launchRanks(probe(4, {"report"}), reports);

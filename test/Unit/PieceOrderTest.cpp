@@ -89,4 +89,17 @@ TEST(PieceOrder, ReductionStepsPairSendersWithReceivers) {
     }
 }
 
+TEST(ScatterShare, EachMemberGetsAnEqualShareOrTheDimIsNamed) {
+  int64_t share = -1;
+  ASSERT_TRUE(scatterShare(12, 1, 4, "site", share).isOk());
+  EXPECT_EQ(share, 3);
+  ASSERT_TRUE(scatterShare(0, 0, 4, "site", share).isOk());
+  EXPECT_EQ(share, 0);
+  Status uneven = scatterShare(10, 2, 4, "'tp.reduce_scatter' at f:1:2", share);
+  ASSERT_FALSE(uneven.isOk());
+  EXPECT_EQ(uneven.message(), "'tp.reduce_scatter' at f:1:2: dim 2 (10) is not "
+                              "divisible by the group size 4");
+  EXPECT_FALSE(scatterShare(4, 0, 0, "site", share).isOk());
+}
+
 } // namespace

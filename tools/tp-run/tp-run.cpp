@@ -23,6 +23,7 @@
 #include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/Files.h"
 #include "tp/Runtime/Interrupts.h"
+#include "tp/Runtime/Launch.h"
 #include "tp/Runtime/MemRefs.h"
 #include "tp/Runtime/Trace.h"
 
@@ -645,7 +646,7 @@ int main(int argc, char **argv) {
   ::tp::rt::abi::installOutOfMemoryHandler();
   ::tp::rt::abi::keepFreedMemory();
   // A rank's launcher (tp-run, mpirun) reports the run, interruptions too.
-  bool rank = std::getenv("TP_LAUNCH_RANK") || rt::startedByMpi();
+  bool rank = rt::startedByLauncher() || rt::startedByMpi();
   if (rt::Status handled = rt::handleInterrupts("tp-run", rank); !handled)
     return fail(handled.message());
   std::unique_ptr<rt::ProcessGroup> group;

@@ -108,6 +108,20 @@ struct PieceOrder {
   int ringSliceAt(int step) const { return wrap(me - step - 1); }
 };
 
+/// The share of a dim of `extent` that each of `groupSize` members gets when
+/// it is scattered over them; an error naming `site` and the dim when it does
+/// not divide. Every transport's reduce-scatter and matmul-reduce-scatter
+/// checks with this one definition.
+inline Status scatterShare(int64_t extent, int64_t dim, int groupSize,
+                           const std::string &site, int64_t &share) {
+  if (groupSize < 1 || extent % groupSize != 0)
+    return Status::error(
+        site + ": dim " + std::to_string(dim) + " (" + std::to_string(extent) +
+        ") is not divisible by the group size " + std::to_string(groupSize));
+  share = extent / groupSize;
+  return Status::ok();
+}
+
 /// all_gather(a, dim) then one product per B (B broadcast over A's leading
 /// dims; B is [K, N], or [N, K] with transposeB, which scaled B always is).
 struct AllGatherMatmulArgs {

@@ -78,6 +78,10 @@ Status launchRanks(const LaunchSpec &spec, std::vector<std::string> &reports);
 /// it was not; an error when its launch environment is malformed.
 Status joinLaunchedRun(std::unique_ptr<ProcessGroup> &group);
 
+/// Whether launchRanks started this process (it may still find its launch
+/// environment malformed: joinLaunchedRun says).
+bool startedByLauncher();
+
 /// Whether an MPI launcher (mpirun, srun) started this process.
 bool startedByMpi();
 

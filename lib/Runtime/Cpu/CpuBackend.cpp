@@ -70,15 +70,10 @@ Status CpuBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
                           const std::string &site, Tensor &result) {
   int g = group.size();
   DimSplit split = splitAt(input.shape(), scatter ? dim : 0);
-  if (scatter && split.extent % g != 0)
-    return Status::error(site + ": dim " + std::to_string(dim) + " (" +
-                         std::to_string(split.extent) +
-                         ") is not divisible by the group size " +
-                         std::to_string(g));
   std::vector<int64_t> shape = input.shape();
   int64_t extent = split.extent, start = 0;
   if (scatter) {
-    extent = split.extent / g;
+    TP_RETURN_IF_ERROR(scatterShare(split.extent, dim, g, site, extent));
     start = group.index * extent;
     shape[dim] = extent;
   }

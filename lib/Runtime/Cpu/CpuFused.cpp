@@ -266,12 +266,8 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   const int64_t d = args.dim;
   const bool nSplit = d == a.rank() - 1;
   const DimSplit split = splitAt(productShape, d);
-  if (split.extent % g != 0)
-    return Status::error(args.site + ": dim " + std::to_string(d) + " (" +
-                         std::to_string(split.extent) +
-                         ") is not divisible by the group size " +
-                         std::to_string(g));
-  const int64_t extL = split.extent / g;
+  int64_t extL = 0;
+  TP_RETURN_IF_ERROR(scatterShare(split.extent, d, g, args.site, extL));
   std::vector<int64_t> reducedShape = productShape;
   reducedShape[d] = extL;
   Tensor reduced =

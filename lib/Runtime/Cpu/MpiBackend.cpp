@@ -318,15 +318,12 @@ Status MpiBackend::reduce(const Group &group, const Tensor &input, int64_t dim,
                           const std::string &site, Tensor &result) {
   const int g = group.size();
   DimSplit split = splitAt(input.shape(), scatter ? dim : 0);
-  if (scatter && split.extent % g != 0)
-    return Status::error(site + ": dim " + std::to_string(dim) + " (" +
-                         std::to_string(split.extent) +
-                         ") is not divisible by the group size " +
-                         std::to_string(g));
   std::vector<int64_t> shape = input.shape();
-  const int64_t extent = scatter ? split.extent / g : split.extent;
-  if (scatter)
+  int64_t extent = split.extent;
+  if (scatter) {
+    TP_RETURN_IF_ERROR(scatterShare(split.extent, dim, g, site, extent));
     shape[dim] = extent;
+  }
   result = newResult(0, input.dtype(), shape);
   TP_RETURN_IF_ERROR(agree(group, signatureOf(site, input)));
   const size_t bytes = byteSize(input.dtype());

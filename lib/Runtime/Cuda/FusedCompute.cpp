@@ -297,11 +297,7 @@ Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
   p.dim = args.dim;
   p.nSplit = p.dim == a.rank() - 1;
   p.split = splitAt(p.productShape, p.dim);
-  if (p.split.extent % p.g != 0)
-    return Status::error(context + ": dim " + std::to_string(p.dim) +
-                         " is not divisible by the group size " +
-                         std::to_string(p.g));
-  p.extL = p.split.extent / p.g;
+  TP_RETURN_IF_ERROR(scatterShare(p.split.extent, p.dim, p.g, context, p.extL));
   std::vector<int64_t> reducedShape = p.productShape;
   reducedShape[p.dim] = p.extL;
   p.reduced = newResult(args.returnUnreduced ? 1 : 0, args.outType,

@@ -288,14 +288,12 @@ Status LoopbackBackend::reduce(const Group &group, const Tensor &input,
   TP_RETURN_IF_ERROR(checkKernelReduction(input.dtype(), site));
   int g = group.size();
   Split s = splitAt(input.shape(), scatter ? dim : 0);
-  if (scatter && s.extent % g != 0)
-    return Status::error(site + ": dim " + std::to_string(dim) +
-                         " is not divisible by the group size " +
-                         std::to_string(g));
   std::vector<int64_t> shape = input.shape();
-  int64_t extent = scatter ? s.extent / g : s.extent;
-  if (scatter)
+  int64_t extent = s.extent;
+  if (scatter) {
+    TP_RETURN_IF_ERROR(scatterShare(s.extent, dim, g, site, extent));
     shape[dim] = extent;
+  }
   result = newResult(0, input.dtype(), shape, /*zeroed=*/false);
   size_t sliceBytes = result.numBytes();
   void *staging, *out, *pointers;

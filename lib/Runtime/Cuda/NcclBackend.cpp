@@ -417,16 +417,13 @@ Status NcclBackend::reduceScatter(const Group &group, const Tensor &input,
   TraceScope scope(trace, rank, Stream::Comm, "reduce_scatter", "comm");
   int g = group.size();
   Split s = splitAt(input.shape(), dim);
-  if (s.extent % g != 0)
-    return Status::error(context + ": dim " + std::to_string(dim) +
-                         " is not divisible by the group size " +
-                         std::to_string(g));
+  int64_t extL = 0;
+  TP_RETURN_IF_ERROR(scatterShare(s.extent, dim, g, context, extL));
   ncclDataType_t type;
   TP_RETURN_IF_ERROR(reducible(input.dtype(), context, type));
   ncclComm_t nc;
   TP_RETURN_IF_ERROR(communicator(group, context, nc));
   std::vector<int64_t> shape = input.shape();
-  int64_t extL = s.extent / g;
   shape[dim] = extL;
   result = newResult(0, input.dtype(), shape, /*zeroed=*/false);
   size_t sliceBytes = result.numBytes();

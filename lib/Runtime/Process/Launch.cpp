@@ -382,6 +382,8 @@ Status tp::rt::joinLaunchedRun(std::unique_ptr<ProcessGroup> &group) {
   return Status::ok();
 }
 
+bool tp::rt::startedByLauncher() { return std::getenv(kRankVar) != nullptr; }
+
 bool tp::rt::startedByMpi() {
   for (const char *var :
        {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})

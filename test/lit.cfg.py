@@ -72,9 +72,13 @@ if config.tp_have_mpi and mpirun:
     for name in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]:
         config.environment[name] = "1"
     # ob1, as tp-run's own launch picks it: Open MPI's default probes the
-    # interconnect layers first, which doubles every job's start-up.
+    # interconnect layers first, which doubles every job's start-up. Session
+    # folders under the test's own folder, as tp-run's own launch keeps them
+    # apart: Open MPI 4.1's shared one in TMPDIR is made and removed by every
+    # job, and two tests' jobs starting together race on it.
     config.substitutions.append(
-        ("%mpirun", mpirun + " --oversubscribe --mca pml ob1 -n"))
+        ("%mpirun", mpirun + " --oversubscribe --mca pml ob1"
+         " --mca orte_tmpdir_base %t.ompi -n"))
 
 # A Python with numpy (Debian's python3-numpy, which scripts/install-deps.sh
 # installs), for the tests that check compiled code against numpy.

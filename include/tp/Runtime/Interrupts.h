@@ -51,6 +51,8 @@ void untrackChild(pid_t child);
 void trackTemporaryPath(const std::string &path,
                         bool removeEmptyParent = false);
 void untrackTemporaryPath(const std::string &path);
+/// Removes `path` (a folder with what it holds) and untracks it.
+void removeTemporaryPath(const std::string &path);
 
 } // namespace tp::rt
 

@@ -48,7 +48,9 @@ private:
 /// with standard input from /dev/null and standard error through
 /// MpirunOutputFilter, and waits for it. `exitStatus` is its exit status
 /// (128 + the signal when a signal ended it). Whatever is left of its group
-/// is then killed. The error says when it could not start, or names the rank
+/// is then killed. Its session folders live in a folder of its own (removed
+/// after it), so that jobs started together do not race on Open MPI's
+/// shared one. The error says when it could not start, or names the rank
 /// mpirun saw die.
 Status runMpirun(const std::vector<std::string> &command, int &exitStatus);
 

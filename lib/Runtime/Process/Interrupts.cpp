@@ -217,3 +217,8 @@ void tp::rt::untrackTemporaryPath(const std::string &path) {
   std::lock_guard<std::mutex> lock(r.mutex);
   r.temporaries.erase(path);
 }
+
+void tp::rt::removeTemporaryPath(const std::string &path) {
+  untrackTemporaryPath(path);
+  removeTree(path);
+}

@@ -151,6 +151,28 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attributes, 0);
   std::vector<std::string> args = command;
+  // Session folders under a base of this job's own. Open MPI 4.1 makes
+  // $TMPDIR/ompi.<host>.<uid> when a job starts and removes it when the last
+  // one ends, and two jobs starting together race on it (orte_init fails:
+  // "mkdir ... File exists"). A base given in the environment wins.
+  std::string base;
+  const char *givenBase = std::getenv("OMPI_MCA_orte_tmpdir_base");
+  if (!givenBase || !*givenBase) {
+    const char *tmpdir = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tp-mpirun.XXXXXX";
+    if (!::mkdtemp(pattern.data())) {
+      ::close(errPipe[0]);
+      ::close(errPipe[1]);
+      posix_spawn_file_actions_destroy(&actions);
+      posix_spawnattr_destroy(&attributes);
+      return Status::error("cannot make a session folder for mpirun (" +
+                           pattern + "): " + std::strerror(errno));
+    }
+    base = pattern;
+    trackTemporaryPath(base);
+    args.insert(args.begin() + 1, {"--mca", "orte_tmpdir_base", base});
+  }
   std::vector<char *> argv;
   for (std::string &arg : args)
     argv.push_back(arg.data());
@@ -163,20 +185,23 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
   ::close(errPipe[1]);
   if (error != 0) {
     ::close(errPipe[0]);
+    if (!base.empty())
+      removeTemporaryPath(base);
     return Status::error("cannot run " + command[0] +
                          " to start the MPI ranks: " + std::strerror(error) +
                          " (Debian: openmpi-bin; or set TP_MPIRUN)");
   }
   trackChild(pid, /*wholeGroup=*/true);
-  // Open MPI 4's session folder for this job: mpirun removes it, unless it
-  // is killed.
-  const char *tmpdir = std::getenv("TMPDIR");
-  char host[256] = "";
-  ::gethostname(host, sizeof(host) - 1);
-  std::string session = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") +
-                        "/ompi." + host + "." + std::to_string(::getuid()) +
-                        "/pid." + std::to_string(pid);
-  trackTemporaryPath(session, /*removeEmptyParent=*/true);
+  // Open MPI 4's session folder for this job, under the given base: mpirun
+  // removes it, unless it is killed. Our own base goes whole.
+  std::string session;
+  if (base.empty()) {
+    char host[256] = "";
+    ::gethostname(host, sizeof(host) - 1);
+    session = std::string(givenBase) + "/ompi." + host + "." +
+              std::to_string(::getuid()) + "/pid." + std::to_string(pid);
+    trackTemporaryPath(session, /*removeEmptyParent=*/true);
+  }
 
   MpirunOutputFilter filter;
   ::fcntl(errPipe[0], F_SETFL, O_NONBLOCK);
@@ -208,7 +233,10 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
   // Ranks mpirun left behind (it was killed, or crashed) go with it.
   ::kill(-pid, SIGKILL);
   untrackChild(pid);
-  untrackTemporaryPath(session);
+  if (base.empty())
+    untrackTemporaryPath(session);
+  else
+    removeTemporaryPath(base);
   exitStatus =
       WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
   if (!filter.lostRank().empty())

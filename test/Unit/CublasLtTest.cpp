@@ -30,6 +30,30 @@ TEST(CublasLtTest, OpensTheLibraryWithEveryFunctionTheBackendCalls) {
   EXPECT_EQ(again, api);
 }
 
+TEST(CublasLtTest, AMissingLibraryIsNamedWithTheLoadersReason) {
+  CublasLtApi api;
+  Status status = openCublasLt({"/nonexistent/libcublasLt.so.99"}, api);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("cannot load cuBLASLt: "), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("/nonexistent/libcublasLt.so.99"),
+            std::string::npos)
+      << status.message();
+  EXPECT_FALSE(openCublasLt({}, api).isOk());
+}
+
+TEST(CublasLtTest, ALibraryWithoutItsFunctionsIsRefused) {
+  // The C library loads, and has none of cuBLASLt's functions.
+  CublasLtApi api;
+  Status status = openCublasLt({"libc.so.6"}, api);
+  ASSERT_FALSE(status.isOk());
+  EXPECT_NE(status.message().find("cuBLASLt (libc.so.6) lacks cublasLtCreate, "
+                                  "cublasLtDestroy"),
+            std::string::npos)
+      << status.message();
+  EXPECT_EQ(api.cublasLtCreate, nullptr);
+}
+
 TEST(CublasLtTest, StatusTextNamesTheCode) {
   EXPECT_EQ(cublasStatusText(CUBLAS_STATUS_NOT_SUPPORTED)
                 .rfind("CUBLAS_STATUS_NOT_SUPPORTED (", 0),

@@ -17,6 +17,7 @@
 #include <cublasLt.h>
 
 #include <string>
+#include <vector>
 
 namespace tp::rt::cuda {
 
@@ -48,6 +49,12 @@ struct CublasLtApi {
 /// Opens cuBLASLt once per process (later calls return the same table), or
 /// fails naming the library and dlerror's reason.
 Status loadCublasLt(const CublasLtApi *&api, const std::string &context);
+
+/// What loadCublasLt does once: opens the first of `candidates` (sonames or
+/// paths) that loads and resolves every function into `api`. The error
+/// names every candidate tried and why, or the functions a library lacks.
+Status openCublasLt(const std::vector<std::string> &candidates,
+                    CublasLtApi &api);
 
 /// "CUBLAS_STATUS_... (description)", or the bare code when cuBLASLt is not
 /// loaded.

@@ -159,15 +159,15 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
   const char *givenBase = std::getenv("OMPI_MCA_orte_tmpdir_base");
   if (!givenBase || !*givenBase) {
     const char *tmpdir = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tp-mpirun.XXXXXX";
+    std::string parent = tmpdir && *tmpdir ? tmpdir : "/tmp";
+    std::string pattern = parent + "/tp-mpirun.XXXXXX";
     if (!::mkdtemp(pattern.data())) {
       ::close(errPipe[0]);
       ::close(errPipe[1]);
       posix_spawn_file_actions_destroy(&actions);
       posix_spawnattr_destroy(&attributes);
-      return Status::error("cannot make a session folder for mpirun (" +
-                           pattern + "): " + std::strerror(errno));
+      return Status::error("cannot make a session folder for mpirun in " +
+                           parent + " (TMPDIR): " + std::strerror(errno));
     }
     base = pattern;
     trackTemporaryPath(base);

@@ -3,7 +3,7 @@
 
 For each shape (all-gather -> matmul and matmul -> reduce-scatter on 2
 ranks, f32), measures the unfused ops and the fused op with every schedule
-(per_peer and ring, 1, 2 and 4 pieces per rank) in one tp-run: --copies
+(per_peer and ring, 1, 2 and 4 pieces per rank, coalesced) in one tp-run: --copies
 rounds of every point, each round in another order, in a loop of --repeat
 trips (loop_timing.py: steady state, memory reused as in a training loop).
 A point's time is the best over its instances of the worst rank's span from
@@ -28,7 +28,8 @@ import tempfile
 from loop_timing import best_by_instance, instance_times, loop_program, run_traced
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCHEDULES = [(a, c) for a in ("per_peer", "ring") for c in (1, 2, 4)]
+# Coalesced on 2 ranks is the own shard, then the other one: one point.
+SCHEDULES = [(a, c) for a in ("per_peer", "ring") for c in (1, 2, 4)] + [("coalesced", 1)]
 G = 2
 
 

@@ -495,6 +495,23 @@ TEST_F(ABIRank, UnknownEnumCodesFailTheOp) {
             "runtime knows 0 sum, 1 avg, 2 max, 3 min)");
 }
 
+TEST_F(ABIRank, UnknownAlgorithmCodesFailTheFusedOp) {
+  std::vector<float> a(4, 1), b(4, 1), out(4, 0);
+  Descriptor da(a.data(), {2, 2}, {2, 1}), db(b.data(), {2, 2}, {2, 1});
+  Descriptor dout(out.data(), {2, 2}, {2, 1});
+  auto text = site("'tp.all_gather_matmul' at t.mlir:6:5");
+  Constant<int64_t> grid({1}), axes({0});
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
+  _mlir_ciface_tp_rt_all_gather_matmul(&ctx, &text.memref, &grid.memref,
+                                       &axes.memref, 0, -1, 0, 0, 3, 0);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(),
+            "'tp.all_gather_matmul' at t.mlir:6:5: unknown algorithm code 3 "
+            "(the runtime knows 0 per_peer, 1 ring, 2 coalesced)");
+}
+
 /// Stands for a CUDA graph capture's arena: hands out slots of `pool`.
 struct FakeArena {
   alignas(256) char pool[1024];

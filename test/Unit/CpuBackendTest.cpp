@@ -247,16 +247,14 @@ const char *reductionName(Reduction reduction) {
 
 
 std::string scheduleText(const Schedule &schedule) {
-  return std::string(schedule.algorithm == Schedule::Algorithm::Ring
-                         ? "ring"
-                         : "per_peer") +
-         " chunks=" + std::to_string(schedule.chunks);
+  return schedule.name() + " chunks=" + std::to_string(schedule.chunks);
 }
 
 Schedule randomSchedule(Rng &rng) {
   Schedule schedule;
   schedule.algorithm =
-      rng.coin() ? Schedule::Algorithm::Ring : Schedule::Algorithm::PerPeer;
+      rng.pick({Schedule::Algorithm::Ring, Schedule::Algorithm::PerPeer,
+                Schedule::Algorithm::Coalesced});
   schedule.chunks = rng.pick({1, 2, 3, 5});
   return schedule;
 }
@@ -597,7 +595,7 @@ void expectFusedMatchesUnfused(int groupSize, const FusedBody &fused,
 /// Which corners of the case space a test reached.
 struct Coverage {
   int lastDim = 0, unevenPieces = 0, chunksOverExtent = 0, ring = 0,
-      bigGroup = 0;
+      bigGroup = 0, mergedShares = 0;
 
   void count(int groupSize, int64_t dim, int64_t rank, int64_t extent,
              const Schedule &schedule) {
@@ -606,6 +604,9 @@ struct Coverage {
     chunksOverExtent += schedule.chunks > extent;
     ring += schedule.algorithm == Schedule::Algorithm::Ring;
     bigGroup += groupSize == 8;
+    // A coalesced GEMM that merges shares (more than one remote shard).
+    mergedShares += schedule.algorithm == Schedule::Algorithm::Coalesced &&
+                    groupSize > 2 && schedule.chunks < groupSize - 1;
   }
   void expectAllReached() const {
     EXPECT_GT(lastDim, 0);
@@ -613,6 +614,7 @@ struct Coverage {
     EXPECT_GT(chunksOverExtent, 0);
     EXPECT_GT(ring, 0);
     EXPECT_GT(bigGroup, 0);
+    EXPECT_GT(mergedShares, 0);
   }
 };
 

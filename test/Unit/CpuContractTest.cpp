@@ -54,7 +54,8 @@ ContractCase makeCase(int index) {
   a.transposeB = rng.coin();
   a.returnGathered = rng.coin();
   a.schedule.algorithm =
-      rng.coin() ? Schedule::Algorithm::Ring : Schedule::Algorithm::PerPeer;
+      rng.pick({Schedule::Algorithm::Ring, Schedule::Algorithm::PerPeer,
+                Schedule::Algorithm::Coalesced});
   a.schedule.chunks = int(rng.uniform(1, 4));
   a.site = "case " + std::to_string(index);
   bool xKLeading = a.gatheredLhs ? a.transposeA : !a.transposeB;
@@ -96,9 +97,8 @@ ContractCase makeCase(int index) {
   text << a.site << ": g=" << g << " " << name(c.type) << " x "
        << c.fullX.typeString() << " dim " << a.dim
        << (a.gatheredLhs ? " lhs" : " rhs") << (a.transposeA ? " tA" : "")
-       << (a.transposeB ? " tB" : "") << " chunks " << a.schedule.chunks
-       << (a.schedule.algorithm == Schedule::Algorithm::Ring ? " ring"
-                                                             : " per_peer");
+       << (a.transposeB ? " tB" : "") << " chunks " << a.schedule.chunks << " "
+       << a.schedule.name();
   c.text = text.str();
   return c;
 }

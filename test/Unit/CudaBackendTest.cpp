@@ -134,7 +134,8 @@ TEST_F(CudaBackendTest, NcclCollectivesOnOneRankMatchCpu) {
 
 void compareFused(int ranks, const MakeBackend &makeCuda) {
   for (auto algorithm :
-       {Schedule::Algorithm::PerPeer, Schedule::Algorithm::Ring})
+       {Schedule::Algorithm::PerPeer, Schedule::Algorithm::Ring,
+        Schedule::Algorithm::Coalesced})
     for (int chunks : {1, 3})
       compareBackends(
           ranks,
@@ -197,7 +198,8 @@ void compareContract(int ranks, const MakeBackend &makeCuda) {
   for (DType type : {DType::BF16, DType::F32})
     for (const Layout &layout : layouts)
       for (auto algorithm :
-           {Schedule::Algorithm::PerPeer, Schedule::Algorithm::Ring})
+           {Schedule::Algorithm::PerPeer, Schedule::Algorithm::Ring,
+            Schedule::Algorithm::Coalesced})
         for (int chunks : {1, 2})
           compareBackends(
               ranks,

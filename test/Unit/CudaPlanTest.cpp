@@ -373,6 +373,28 @@ TEST(CudaPlanTest, ContractRunsOfEveryPieceAddUpToTheProduct) {
   checkRunsAddUp({4, 3}, {5, 9}, 1, false, false, true, 3, 3);
 }
 
+TEST(CudaPlanTest, CoalescedPartialsAreOneGemmPerRunWhereRowsStayTogether) {
+  // Member 1 of 4, remote slices in one GEMM: slices 2, 3 and 0, which are
+  // rows [8, 16) and [0, 4) of the workspace (share 4).
+  std::vector<GemmStep> plan =
+      planScatter(4, 1, {Schedule::Algorithm::Coalesced, 1}, 4);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(partialGemms(plan[0], 4, /*rowsTogether=*/true),
+            (std::vector<PartialGemm>{{0, 0, 4}, {0, 8, 16}}));
+  // An N split (or several outer blocks): one GEMM per slice.
+  EXPECT_EQ(partialGemms(plan[0], 4, /*rowsTogether=*/false),
+            (std::vector<PartialGemm>{{2, 0, 4}, {3, 0, 4}, {0, 0, 4}}));
+  EXPECT_EQ(partialGemms(plan[1], 4, true),
+            (std::vector<PartialGemm>{{0, 4, 8}}));
+  // Per_peer pieces stay pieces: piece 1 of 2 of slice 2.
+  std::vector<GemmStep> perPeer =
+      planScatter(4, 1, {Schedule::Algorithm::PerPeer, 2}, 4);
+  EXPECT_EQ(partialGemms(perPeer[1], 4, true),
+            (std::vector<PartialGemm>{{0, 10, 12}}));
+  EXPECT_EQ(partialGemms(perPeer[1], 4, false),
+            (std::vector<PartialGemm>{{2, 2, 4}}));
+}
+
 TEST(CudaPlanTest, ContractAccumulatesWide) {
   DType acc = DType::I32;
   for (DType type : {DType::F32, DType::BF16, DType::F16}) {

@@ -84,7 +84,8 @@ Case makeCase(int index, int worldSize) {
   }
   const int g = int(c.grid[c.axes[0]]);
   c.schedule.algorithm =
-      rng.coin() ? Schedule::Algorithm::Ring : Schedule::Algorithm::PerPeer;
+      rng.pick({Schedule::Algorithm::Ring, Schedule::Algorithm::PerPeer,
+                Schedule::Algorithm::Coalesced});
   c.schedule.chunks = int(rng.uniform(1, 3));
   c.reduction = rng.pick({Reduction::Sum, Reduction::Avg, Reduction::Max,
                           Reduction::Min});
@@ -163,11 +164,9 @@ Case makeCase(int index, int worldSize) {
     c.operands.push_back(std::move(operands));
   }
   std::ostringstream text;
-  text << "case " << index << ": " << opName(c.op) << " " << name(c.type)
-       << " " << c.operands[0][0].typeString() << " dim " << c.dim << " grid "
-       << c.grid.size() << "-D axis " << c.axes[0]
-       << (c.schedule.algorithm == Schedule::Algorithm::Ring ? " ring"
-                                                             : " per_peer")
+  text << "case " << index << ": " << opName(c.op) << " " << name(c.type) << " "
+       << c.operands[0][0].typeString() << " dim " << c.dim << " grid "
+       << c.grid.size() << "-D axis " << c.axes[0] << " " << c.schedule.name()
        << "/" << c.schedule.chunks;
   c.text = text.str();
   return c;

@@ -1,7 +1,8 @@
 //===- PieceOrderTest.cpp - the one order of a fused op's pieces ----------===//
 //
-// Every transport follows PieceOrder (Backend.h); these are the properties
-// their agreement rests on, for every group size up to 8 and every member.
+// Every transport follows PieceOrder and the GEMM plans (Schedule.h); these
+// are the properties their agreement rests on, for every group size up to 8
+// and every member.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,6 +88,117 @@ TEST(PieceOrder, ReductionStepsPairSendersWithReceivers) {
                   PieceOrder(g, ring.left(), Schedule::Algorithm::Ring)
                       .ringSliceAt(step - 1));
     }
+}
+
+/// Every piece of `plan`, in plan order.
+std::vector<PieceRef> piecesOf(const std::vector<GemmStep> &plan) {
+  std::vector<PieceRef> pieces;
+  for (const GemmStep &step : plan)
+    pieces.insert(pieces.end(), step.pieces.begin(), step.pieces.end());
+  return pieces;
+}
+
+TEST(GemmPlan, PerPeerAndRingAreOneGemmPerPieceInTodaysOrder) {
+  for (Schedule::Algorithm algorithm : kAlgorithms)
+    for (int g = 1; g <= 8; ++g)
+      for (int me = 0; me < g; ++me)
+        for (int chunks : {1, 3}) {
+          const Schedule schedule{algorithm, chunks};
+          const PieceOrder order(g, me, algorithm);
+          const int64_t share = 7;
+          std::vector<GemmStep> gather = planGather(g, me, schedule, share);
+          ASSERT_EQ(gather.size(), size_t(g) * chunks);
+          for (int step = 0; step < g; ++step)
+            for (int j = 0; j < chunks; ++j) {
+              const GemmStep &gemm = gather[step * chunks + j];
+              ASSERT_EQ(gemm.pieces.size(), 1u);
+              auto [lo, hi] = Schedule::pieceRange(share, chunks, j);
+              EXPECT_EQ(gemm.pieces[0].ordinal, step * chunks + j);
+              EXPECT_EQ(gemm.pieces[0].member, order.gatherOrigin(step));
+              EXPECT_EQ(gemm.pieces[0].lo, lo);
+              EXPECT_EQ(gemm.pieces[0].hi, hi);
+              int64_t at = order.gatherOrigin(step) * share;
+              EXPECT_EQ(gemm.runs(share),
+                        (std::vector<ExtentRun>{{at + lo, at + hi}}));
+            }
+          std::vector<GemmStep> scatter = planScatter(g, me, schedule, share);
+          ASSERT_EQ(scatter.size(), size_t(g) * chunks);
+          for (int step = 0; step < g; ++step)
+            for (int j = 0; j < chunks; ++j) {
+              const PieceRef &piece = scatter[step * chunks + j].pieces.at(0);
+              EXPECT_EQ(piece.ordinal, step * chunks + j);
+              EXPECT_EQ(piece.member, schedule.ring()
+                                          ? order.ringSliceAt(step)
+                                          : order.partialFor(step + 1));
+            }
+        }
+}
+
+TEST(GemmPlan, CoalescedMovesWholeSharesAsPerPeerDoes) {
+  for (int g = 1; g <= 8; ++g)
+    for (int me = 0; me < g; ++me)
+      for (int chunks = 1; chunks <= 8; ++chunks) {
+        const Schedule coalesced{Schedule::Algorithm::Coalesced, chunks};
+        const Schedule perPeer{Schedule::Algorithm::PerPeer, 1};
+        EXPECT_EQ(coalesced.pieces(100), 1);
+        EXPECT_FALSE(coalesced.ring());
+        // The same pieces, with the same ordinals, in the same order: the
+        // transports cannot tell the two apart.
+        for (bool gather : {true, false}) {
+          auto plan = gather ? planGather : planScatter;
+          std::vector<PieceRef> mine = piecesOf(plan(g, me, coalesced, 5));
+          std::vector<PieceRef> theirs = piecesOf(plan(g, me, perPeer, 5));
+          ASSERT_EQ(mine.size(), theirs.size());
+          for (size_t i = 0; i < mine.size(); ++i) {
+            EXPECT_EQ(mine[i].ordinal, theirs[i].ordinal);
+            EXPECT_EQ(mine[i].member, theirs[i].member);
+            EXPECT_EQ(mine[i].lo, 0);
+            EXPECT_EQ(mine[i].hi, 5);
+          }
+        }
+      }
+}
+
+TEST(GemmPlan, CoalescedIsTheOwnShareThenTheRestInChunksGemms) {
+  for (int g = 2; g <= 8; ++g)
+    for (int me = 0; me < g; ++me)
+      for (int chunks = 1; chunks <= 8; ++chunks) {
+        const Schedule schedule{Schedule::Algorithm::Coalesced, chunks};
+        const int groups = std::min(chunks, g - 1);
+        std::vector<GemmStep> gather = planGather(g, me, schedule, 4);
+        ASSERT_EQ(gather.size(), size_t(1 + groups));
+        EXPECT_EQ(gather[0].pieces.size(), 1u);
+        EXPECT_EQ(gather[0].pieces[0].member, me);
+        std::vector<GemmStep> scatter = planScatter(g, me, schedule, 4);
+        ASSERT_EQ(scatter.size(), size_t(1 + groups));
+        EXPECT_EQ(scatter.back().pieces.size(), 1u);
+        EXPECT_EQ(scatter.back().pieces[0].member, me);
+        // Remote steps hold near-equal numbers of shares, and their runs
+        // cover the shares exactly: one run, or two where they wrap past
+        // the last member.
+        std::vector<GemmStep> remote(gather.begin() + 1, gather.end());
+        remote.insert(remote.end(), scatter.begin(), scatter.end() - 1);
+        for (const GemmStep &step : remote) {
+          size_t size = step.pieces.size();
+          EXPECT_GE(size, size_t((g - 1) / groups));
+          EXPECT_LE(size, size_t((g - 1 + groups - 1) / groups));
+          std::vector<ExtentRun> runs = step.runs(4);
+          EXPECT_LE(runs.size(), 2u);
+          int64_t covered = 0;
+          for (const ExtentRun &run : runs)
+            covered += run.end - run.begin;
+          EXPECT_EQ(covered, int64_t(4 * size));
+        }
+      }
+  // Member 2 of 4 with one GEMM for the rest: shares 3, 0 and 1 arrive
+  // (in that order), rows [12, 16) and [0, 8).
+  std::vector<GemmStep> plan =
+      planGather(4, 2, {Schedule::Algorithm::Coalesced, 1}, 4);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[1].pieces[0].member, 3);
+  EXPECT_EQ(plan[1].pieces[2].member, 1);
+  EXPECT_EQ(plan[1].runs(4), (std::vector<ExtentRun>{{0, 8}, {12, 16}}));
+  EXPECT_EQ(Schedule({Schedule::Algorithm::Coalesced, 2}).name(), "coalesced");
 }
 
 TEST(ScatterShare, EachMemberGetsAnEqualShareOrTheDimIsNamed) {

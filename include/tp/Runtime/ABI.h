@@ -91,7 +91,7 @@ enum TPRtScaling {
   TP_RT_MXFP8 = 2,
   TP_RT_NVFP4 = 3
 };
-enum TPRtAlgorithm { TP_RT_PER_PEER = 0, TP_RT_RING = 1 };
+enum TPRtAlgorithm { TP_RT_PER_PEER = 0, TP_RT_RING = 1, TP_RT_COALESCED = 2 };
 
 /* Every op takes `site`, the op and its location as i8 text ("'tp.matmul' at
  * f.mlir:3:5"), for errors and traces. Group ops take the grid's shape and

@@ -12,6 +12,7 @@
 #define TP_RUNTIME_BACKEND_H
 
 #include "tp/Runtime/Quantize.h"
+#include "tp/Runtime/Schedule.h"
 #include "tp/Runtime/Status.h"
 #include "tp/Runtime/Tensor.h"
 #include "tp/Runtime/World.h"
@@ -41,71 +42,6 @@ struct Operand {
     op.data = data;
     return op;
   }
-};
-
-/// How a fused op runs: the algorithm and how many pieces each rank's share
-/// is cut into (more pieces: finer overlap, smaller GEMMs).
-struct Schedule {
-  enum class Algorithm { Ring, PerPeer };
-  Algorithm algorithm = Algorithm::PerPeer;
-  int chunks = 1;
-
-  /// Pieces a share of `extent` is cut into: `chunks`, clamped to [1, extent].
-  int pieces(int64_t extent) const {
-    int64_t n = chunks < 1 ? 1 : chunks;
-    return static_cast<int>(extent < 1 ? 1 : (n < extent ? n : extent));
-  }
-  /// [lo, hi) of piece `j` of `extent` cut into `count` near-equal parts.
-  static std::pair<int64_t, int64_t> pieceRange(int64_t extent, int count,
-                                                int j) {
-    return {extent * j / count, extent * (j + 1) / count};
-  }
-};
-
-/// The order in which a fused op's pieces move between the `g` members of
-/// its group, seen from member `me` (indices within the group). It is the
-/// one definition that every transport follows (CPU threads, MPI, CUDA
-/// loopback, NCCL), so that they add the same partials in the same order and
-/// agree bit for bit; a backend only moves, multiplies and reduces pieces.
-///
-/// Gathers run in g steps, step 0 being this member's own shard; reductions
-/// make this member's partials in g steps, its own slice last.
-struct PieceOrder {
-  int g = 1, me = 0;
-  bool ring = false;
-
-  PieceOrder(int groupSize, int member, Schedule::Algorithm algorithm)
-      : g(groupSize), me(member), ring(algorithm == Schedule::Algorithm::Ring) {
-  }
-
-  /// `member` taken around the group.
-  int wrap(int member) const { return ((member % g) + g) % g; }
-  /// The ring's neighbours: shards and running sums flow left to right.
-  int left() const { return wrap(me - 1); }
-  int right() const { return wrap(me + 1); }
-
-  /// All-gather: the member whose shard this member takes at `step`. Ring:
-  /// shards pass left to right, so step s brings the shard of the member s
-  /// to the left; per_peer: the member s to the right, read directly.
-  int gatherOrigin(int step) const {
-    return ring ? wrap(me - step) : wrap(me + step);
-  }
-  /// Per_peer all-gather: the member that takes this member's shard at
-  /// `step` (the one whose gatherOrigin(step) is `me`).
-  int gatherReader(int step) const { return wrap(me - step); }
-
-  /// Per_peer reduce-scatter: the member whose slice this member's partial
-  /// at `step` (1 to g) belongs to: the next members first, its own last.
-  int partialFor(int step) const { return wrap(me + step); }
-  /// ... and the member whose partial of this member's slice arrives then.
-  int partialFrom(int step) const { return wrap(me - step); }
-  /// The step (1 to g) at which `member` makes its partial of this member's
-  /// slice: the inverse of partialFrom.
-  int stepOfPartialFrom(int member) const { return wrap(me - member - 1) + 1; }
-  /// Ring reduce-scatter: the slice whose running sum this member extends at
-  /// `step` (0 to g - 1), adding its left neighbour's sum of step - 1; the
-  /// last step completes its own.
-  int ringSliceAt(int step) const { return wrap(me - step - 1); }
 };
 
 /// The share of a dim of `extent` that each of `groupSize` members gets when

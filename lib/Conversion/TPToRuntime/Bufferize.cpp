@@ -82,8 +82,15 @@ struct Lowering {
 } // namespace
 
 static int32_t algorithmCode(std::optional<Algorithm> algorithm) {
-  return algorithm && *algorithm == Algorithm::Ring ? TP_RT_RING
-                                                    : TP_RT_PER_PEER;
+  switch (algorithm.value_or(Algorithm::PerPeer)) {
+  case Algorithm::Ring:
+    return TP_RT_RING;
+  case Algorithm::Coalesced:
+    return TP_RT_COALESCED;
+  case Algorithm::PerPeer:
+    break;
+  }
+  return TP_RT_PER_PEER;
 }
 
 /// The rule of a product's dim `d`: A's leading dims (times the group at the

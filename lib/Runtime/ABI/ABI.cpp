@@ -271,12 +271,22 @@ static Status toReduction(int32_t kind, Reduction &reduction) {
 /// are errors, as for reductions.
 static Status toSchedule(int32_t algorithm, int64_t chunks,
                          Schedule &schedule) {
-  if (algorithm != TP_RT_PER_PEER && algorithm != TP_RT_RING)
-    return Status::error("unknown algorithm code " + std::to_string(algorithm) +
-                         " (the runtime knows 0 per_peer, 1 ring)");
   schedule = Schedule();
-  schedule.algorithm = algorithm == TP_RT_RING ? Schedule::Algorithm::Ring
-                                               : Schedule::Algorithm::PerPeer;
+  switch (algorithm) {
+  case TP_RT_PER_PEER:
+    schedule.algorithm = Schedule::Algorithm::PerPeer;
+    break;
+  case TP_RT_RING:
+    schedule.algorithm = Schedule::Algorithm::Ring;
+    break;
+  case TP_RT_COALESCED:
+    schedule.algorithm = Schedule::Algorithm::Coalesced;
+    break;
+  default:
+    return Status::error(
+        "unknown algorithm code " + std::to_string(algorithm) +
+        " (the runtime knows 0 per_peer, 1 ring, 2 coalesced)");
+  }
   if (chunks > 0)
     schedule.chunks = static_cast<int>(chunks);
   return Status::ok();

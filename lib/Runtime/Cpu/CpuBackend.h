@@ -12,6 +12,10 @@
 
 namespace tp::rt::cpu {
 
+/// A GEMM step's trace label: "gemm r2 piece 1" (one piece), or the ranks
+/// whose shares it merges, "gemm r2 r3 r0".
+std::string gemmLabel(const Group &group, const GemmStep &step, int chunks);
+
 /// Ranks are threads of `world`; MpiBackend derives from it with ranks as
 /// processes, overriding the collectives and the two ways fused schedules
 /// move pieces (Pieces.h).

@@ -51,8 +51,7 @@ Status CpuBackend::runAllGatherContract(const Group &group,
                                         std::vector<Tensor> &results) {
   const Tensor &x = *args.x;
   const int g = group.size(), me = group.index;
-  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
-  const PieceOrder order(g, me, args.schedule.algorithm);
+  const bool ring = args.schedule.ring();
   ContractPlan plan;
   TP_RETURN_IF_ERROR(planContract(args, g, plan));
   const DimSplit local = splitAt(x.shape(), args.dim);
@@ -63,7 +62,7 @@ Status CpuBackend::runAllGatherContract(const Group &group,
                         : Tensor(x.dtype(), plan.gatheredShape);
   std::vector<DenseMatrix<T>> others;
   std::vector<std::vector<T>> accumulators;
-  std::string signature = args.site + (ring ? " (ring) on " : " (per_peer) on ");
+  std::string signature = args.site + " (" + args.schedule.name() + ") on ";
   signature += x.typeString();
   for (size_t i = 0; i < args.others.size(); ++i) {
     others.emplace_back(Operand::plain(args.others[i]));
@@ -91,19 +90,19 @@ Status CpuBackend::runAllGatherContract(const Group &group,
   const Operand gatheredOperand = Operand::plain(&gathered);
   std::vector<T> block;
   Status status;
-  for (int step = 0; step < g && status.isOk(); ++step) {
-    int origin = order.gatherOrigin(step);
-    for (int j = 0; j < chunks; ++j) {
-      status = gather->waitFor(int64_t(step) * chunks + j,
+  for (const GemmStep &gemmStep : planGather(g, me, args.schedule, extL)) {
+    for (const PieceRef &piece : gemmStep.pieces) {
+      status = gather->waitFor(piece.ordinal,
                                args.site + " waiting for its communication");
       if (!status.isOk())
         break;
-      auto [lo, hi] = Schedule::pieceRange(extL, chunks, j);
-      TraceScope scope(world.trace(), rank, Stream::Compute,
-                       "gemm r" + std::to_string(group.member(origin)) +
-                           " piece " + std::to_string(j),
-                       "gemm");
-      for (auto [k0, k1] : plan.runs(origin, lo, hi)) {
+    }
+    if (!status.isOk())
+      break;
+    TraceScope scope(world.trace(), rank, Stream::Compute,
+                     gemmLabel(group, gemmStep, chunks), "gemm");
+    for (const ExtentRun &run : gemmStep.runs(extL)) {
+      for (auto [k0, k1] : plan.runs(0, run.begin, run.end)) {
         int64_t count = k1 - k0;
         if (!direct) {
           // K-leading: rows [k0, k1); K-trailing: columns [k0, k1).

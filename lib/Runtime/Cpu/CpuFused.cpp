@@ -34,16 +34,12 @@ namespace {
 
 constexpr auto pieceRange = Schedule::pieceRange;
 
-std::string scheduleName(const Schedule &schedule) {
-  return schedule.algorithm == Schedule::Algorithm::Ring ? "ring" : "per_peer";
-}
-
 /// What every rank of a fused op must agree on: the op, its schedule and
 /// every operand's type (a peer with another B would read out of bounds).
 std::string fusedSignature(const std::string &site, const Schedule &schedule,
                            std::initializer_list<const Tensor *> fixed,
                            const std::vector<Operand> &bs = {}) {
-  std::string text = site + " (" + scheduleName(schedule) + ") on";
+  std::string text = site + " (" + schedule.name() + ") on";
   for (const Tensor *t : fixed)
     text += " " + (t ? t->typeString() : std::string("-"));
   for (const Operand &b : bs)
@@ -55,6 +51,18 @@ std::string fusedSignature(const std::string &site, const Schedule &schedule,
 int64_t lastExtent(const Tensor &t) { return t.rank() ? t.shape().back() : 0; }
 
 } // namespace
+
+/// A GEMM step's trace label: "gemm r2 piece 1" (one piece), or the ranks
+/// whose shares it merges, "gemm r2 r3 r0".
+std::string cpu::gemmLabel(const Group &group, const GemmStep &step,
+                           int chunks) {
+  std::string label = "gemm";
+  for (const PieceRef &piece : step.pieces)
+    label += " r" + std::to_string(group.member(piece.member));
+  if (step.pieces.size() == 1)
+    label += " piece " + std::to_string(step.pieces[0].ordinal % chunks);
+  return label;
+}
 
 Status CpuBackend::allGatherMatmul(const Group &group,
                                    const AllGatherMatmulArgs &args,
@@ -83,7 +91,7 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   const int g = group.size(), me = group.index;
   const int64_t d = args.dim;
   const bool kSplit = d == a.rank() - 1;
-  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  const bool ring = args.schedule.ring();
   const DimSplit local = splitAt(a.shape(), d);
   std::vector<int64_t> gatheredShape = a.shape();
   gatheredShape[d] *= g;
@@ -143,7 +151,6 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
       accumulators.emplace_back(totalRows * n, T(0));
 
   const int chunks = args.schedule.pieces(extL);
-  const PieceOrder order(g, me, args.schedule.algorithm);
   std::unique_ptr<PieceGather> gather;
   TP_RETURN_IF_ERROR(startGather(
       group, fusedSignature(args.site, args.schedule, {&a}, args.bs), buffers,
@@ -159,21 +166,21 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   const int64_t rowsPerSlab = kSplit ? 0 : local.inner / k;
   std::vector<T> aBlock, cBlock;
   Status status;
-  for (int step = 0; step < g && status.isOk(); ++step) {
-    int origin = order.gatherOrigin(step);
-    for (int j = 0; j < chunks; ++j) {
-      status = gather->waitFor(int64_t(step) * chunks + j,
+  for (const GemmStep &gemmStep : planGather(g, me, args.schedule, extL)) {
+    for (const PieceRef &piece : gemmStep.pieces) {
+      status = gather->waitFor(piece.ordinal,
                                args.site + " waiting for its communication");
       if (!status.isOk())
         break;
-      auto [lo, hi] = pieceRange(extL, chunks, j);
-      TraceScope scope(world.trace(), rank, Stream::Compute,
-                       "gemm r" + std::to_string(group.member(origin)) +
-                           " piece " + std::to_string(j),
-                       "gemm");
+    }
+    if (!status.isOk())
+      break;
+    TraceScope scope(world.trace(), rank, Stream::Compute,
+                     gemmLabel(group, gemmStep, chunks), "gemm");
+    for (const ExtentRun &run : gemmStep.runs(extL)) {
       if (kSplit) {
         // Columns [col0, col0 + cols) of A against rows of B.
-        int64_t col0 = origin * extL + lo, cols = hi - lo;
+        int64_t col0 = run.begin, cols = run.end - run.begin;
         aBlock.resize(totalRows * cols);
         loadBlock(gatheredA, 0, totalRows, col0, cols, aBlock.data());
         for (size_t i = 0; i < bs.size(); ++i) {
@@ -185,8 +192,8 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
         continue;
       }
       for (int64_t o = 0; o < local.outer; ++o) {
-        int64_t row0 = (o * extG + origin * extL + lo) * rowsPerSlab;
-        int64_t rows = (hi - lo) * rowsPerSlab;
+        int64_t row0 = (o * extG + run.begin) * rowsPerSlab;
+        int64_t rows = (run.end - run.begin) * rowsPerSlab;
         const T *aRows;
         if (directA) {
           aRows = reinterpret_cast<const T *>(gathered.as<float>() + row0 * k);
@@ -252,7 +259,7 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
                                           std::vector<Tensor> &results) {
   const Tensor &a = *args.a.data;
   const int g = group.size(), me = group.index;
-  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  const bool ring = args.schedule.ring();
   const PieceOrder order(g, me, args.schedule.algorithm);
   const bool trans = args.transposeB || args.b.isScaled();
   DenseMatrix<T> bm(args.b);
@@ -277,12 +284,20 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   const int64_t rowsPerSlab = nSplit ? 0 : split.inner / n;
 
   // partials[c]: this rank's a @ b (+ addend) for the slice of rank c, in the
-  // reduced slice's layout. sums[s]: a ring rank's running sum after step s.
-  std::vector<std::vector<T>> partials(g, std::vector<T>(sliceSize));
+  // reduced slice's layout, the slices side by side (so a run of whole
+  // slices of a row split is one GEMM). sums[s]: a ring rank's running sum
+  // after step s.
+  std::vector<T> partialStore(g * sliceSize);
+  std::vector<T *> partials(g);
+  for (int c = 0; c < g; ++c)
+    partials[c] = partialStore.data() + c * sliceSize;
   std::vector<std::vector<T>> sums(ring ? g : 0, std::vector<T>(sliceSize));
   std::vector<void *> published;
-  for (std::vector<T> &slice : ring ? sums : partials)
-    published.push_back(slice.data());
+  if (ring)
+    for (std::vector<T> &slice : sums)
+      published.push_back(slice.data());
+  else
+    published.assign(partials.begin(), partials.end());
   // A piece [lo, hi) of a slice: nSplit, a run of columns per row; else a
   // run of slabs per outer block.
   SliceLayout layout;
@@ -317,10 +332,10 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
     aDense = std::make_unique<DenseMatrix<T>>(args.a);
     aAll = aDense.get();
   }
-  /// this rank's partial for piece [lo, hi) of rank c's slice.
+  /// this rank's partial for piece [lo, hi) of rank c's slice. With c = 0
+  /// and dst the whole store, [lo, hi) may span slices where they are rows
+  /// of one block (a row split with one outer block).
   auto computePiece = [&](int c, int64_t lo, int64_t hi, T *dst) {
-    TraceScope scope(world.trace(), rank, Stream::Compute,
-                     "gemm for r" + std::to_string(group.member(c)), "gemm");
     if (nSplit) {
       int64_t n0 = c * extL + lo, cols = hi - lo;
       const T *b = bm.data() + (trans ? n0 * k : n0);
@@ -402,17 +417,33 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
     });
     reducing = status.isOk();
     // Partials for the next ranks first, this rank's own slice last.
-    for (int step = 1; step <= g && status.isOk(); ++step) {
-      int c = order.partialFor(step);
-      for (int j = 0; j < chunks && status.isOk(); ++j) {
-        if (world.failed()) {
-          status = Status::error(args.site + ": stopped, another rank failed");
-          break;
-        }
-        auto [lo, hi] = pieceRange(extL, chunks, j);
-        computePiece(c, lo, hi, partials[c].data());
-        status = exchange->made(c, int64_t(step - 1) * chunks + j, lo, hi);
+    const bool wholeRuns = !nSplit && split.outer == 1;
+    for (const GemmStep &gemmStep : planScatter(g, me, args.schedule, extL)) {
+      if (world.failed()) {
+        status = Status::error(args.site + ": stopped, another rank failed");
+        break;
       }
+      {
+        std::string label = "gemm for";
+        for (const PieceRef &piece : gemmStep.pieces)
+          label += " r" + std::to_string(group.member(piece.member));
+        TraceScope scope(world.trace(), rank, Stream::Compute, label, "gemm");
+        if (wholeRuns)
+          for (const ExtentRun &run : gemmStep.runs(extL))
+            computePiece(0, run.begin, run.end, partialStore.data());
+        else
+          for (const PieceRef &piece : gemmStep.pieces)
+            computePiece(piece.member, piece.lo, piece.hi,
+                         partials[piece.member]);
+      }
+      for (const PieceRef &piece : gemmStep.pieces) {
+        status =
+            exchange->made(piece.member, piece.ordinal, piece.lo, piece.hi);
+        if (!status.isOk())
+          break;
+      }
+      if (!status.isOk())
+        break;
     }
   } else {
     int left = order.left();
@@ -420,9 +451,14 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
       int c = order.ringSliceAt(step);
       for (int j = 0; j < chunks && status.isOk(); ++j) {
         auto [lo, hi] = pieceRange(extL, chunks, j);
-        computePiece(c, lo, hi, partials[c].data());
+        {
+          TraceScope scope(world.trace(), rank, Stream::Compute,
+                           "gemm for r" + std::to_string(group.member(c)),
+                           "gemm");
+          computePiece(c, lo, hi, partials[c]);
+        }
         std::vector<T> &sum = sums[step];
-        const std::vector<T> &own = partials[c];
+        const T *own = partials[c];
         if (step > 0) {
           const void *slice = nullptr;
           status = exchange->fetch(left, step - 1,
@@ -440,7 +476,7 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
           });
         } else {
           forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
-            std::copy(own.begin() + offset, own.begin() + offset + length,
+            std::copy(own + offset, own + offset + length,
                       sum.begin() + offset);
           });
         }
@@ -469,7 +505,7 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
     Tensor unreduced(args.outType, productShape);
     void *out = unreduced.mutableData();
     for (int c = 0; c < g; ++c) {
-      const std::vector<T> &part = partials[c];
+      const T *part = partials[c];
       if (nSplit) {
         for (int64_t r = 0; r < totalRows; ++r)
           for (int64_t j = 0; j < extL; ++j)

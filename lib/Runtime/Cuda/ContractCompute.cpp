@@ -91,12 +91,11 @@ Status CudaRank::contractGatheredPieces(const AllGatherContractArgs &args,
   const ContractPlan &shapes = p.shapes;
   const GatherLayout &l = p.gather;
   const size_t es = l.elementBytes;
-  for (int step = 0; step < l.g; ++step) {
-    int origin = l.originOf(step);
-    for (int j = 0; j < l.chunks; ++j) {
-      TP_CUDA(cudaStreamWaitEvent(compute, events[step * l.chunks + j], 0));
-      auto [lo, hi] = pieceRange(l.extL, l.chunks, j);
-      for (auto [k0, k1] : shapes.runs(origin, lo, hi)) {
+  for (const GemmStep &step : planGather(l.g, l.me, args.schedule, l.extL)) {
+    for (const PieceRef &piece : step.pieces)
+      TP_CUDA(cudaStreamWaitEvent(compute, events[piece.ordinal], 0));
+    for (const ExtentRun &run : step.runs(l.extL)) {
+      for (auto [k0, k1] : shapes.runs(0, run.begin, run.end)) {
         for (size_t i = 0; i < args.others.size(); ++i) {
           const ContractView &lhs =
               args.gatheredLhs ? shapes.x : shapes.others[i];

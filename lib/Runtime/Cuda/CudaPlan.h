@@ -17,6 +17,7 @@
 #include "tp/Runtime/Contract.h"
 #include "tp/Runtime/DType.h"
 #include "tp/Runtime/Quantize.h"
+#include "tp/Runtime/Schedule.h"
 #include "tp/Runtime/Status.h"
 
 #include <algorithm>
@@ -403,6 +404,34 @@ public:
 private:
   std::vector<T *> pendingSlots;
 };
+
+/// One GEMM of a matmul-reduce-scatter's partials: rows [lo, hi) of the
+/// partial for `destination`; destination 0 with [lo, hi) past one slice is
+/// a run of whole slices, written as consecutive rows of the workspace.
+struct PartialGemm {
+  int destination = 0;
+  int64_t lo = 0, hi = 0;
+  bool operator==(const PartialGemm &other) const {
+    return destination == other.destination && lo == other.lo && hi == other.hi;
+  }
+};
+
+/// The GEMMs of one scatter step (planScatter). The workspace holds one
+/// partial per destination, slice after slice: where a slice is one block of
+/// rows (`rowsTogether`: a row split with one outer block) a run of pieces
+/// is one GEMM; else each piece is its own.
+inline std::vector<PartialGemm> partialGemms(const GemmStep &step,
+                                             int64_t share, bool rowsTogether) {
+  std::vector<PartialGemm> gemms;
+  if (rowsTogether) {
+    for (const ExtentRun &run : step.runs(share))
+      gemms.push_back({0, run.begin, run.end});
+    return gemms;
+  }
+  for (const PieceRef &piece : step.pieces)
+    gemms.push_back({piece.member, piece.lo, piece.hi});
+  return gemms;
+}
 
 } // namespace tp::rt::cuda
 

@@ -121,6 +121,9 @@ struct ContractDevicePlan {
 /// every rank's partial, reduced once into dOut.
 struct ReduceScatterPlan {
   int g = 1, me = 0, chunks = 1;
+  /// The schedule as the GPU runs it: per_peer for ring, whole slices for a
+  /// scaled N split.
+  Schedule schedule;
   int64_t k = 0, n = 0, dim = 0, extL = 0, slice = 0, totalRows = 0,
           rowsPerSlab = 0;
   bool scaled = false, transposeB = false, nSplit = false;
@@ -222,11 +225,11 @@ protected:
   /// comm stream and records the events of its pieces (step 0).
   Status prepareGatherMatmul(const AllGatherMatmulArgs &args, int groupSize,
                              int me, GatherMatmulPlan &plan);
-  /// Enqueues on the compute stream, for every step and piece: wait for its
-  /// event, multiply it into the products' final place.
+  /// Enqueues on the compute stream, for every GEMM step of the schedule
+  /// (planGather): wait for its pieces' events, multiply its runs into the
+  /// products' final place.
   Status multiplyGatheredPieces(const AllGatherMatmulArgs &args,
-                                const GatherMatmulPlan &plan,
-                                const std::function<int(int)> &originOf);
+                                const GatherMatmulPlan &plan);
   /// Downloads the products (and gathered A) and fills `results`.
   Status finishGatherMatmul(const AllGatherMatmulArgs &args,
                             GatherMatmulPlan &plan,
@@ -247,11 +250,16 @@ protected:
 
   Status prepareReduceScatter(const MatmulReduceScatterArgs &args,
                               int groupSize, int me, ReduceScatterPlan &plan);
-  /// Enqueues on the compute stream: piece j of the partial destined to
-  /// rank `destination` (plus its part of the addend), in fp32.
+  /// Enqueues on the compute stream the partials of one GEMM step of
+  /// planScatter (plus their part of the addend), in fp32: one GEMM per run
+  /// where dW keeps the run's rows together, else one per piece.
+  Status computePartialStep(const MatmulReduceScatterArgs &args,
+                            const ReduceScatterPlan &plan,
+                            const GemmStep &step);
+  /// ... piece [lo, hi) of the partial destined to rank `destination`.
   Status computePartialPiece(const MatmulReduceScatterArgs &args,
                              const ReduceScatterPlan &plan, int destination,
-                             int j);
+                             int64_t lo, int64_t hi);
   /// Copies piece [lo, hi) of a slice-shaped fp32 (or `elemBytes`) buffer:
   /// slices of the product along the scattered dim, or column blocks for an
   /// N split. Pitches and starts count elements along that dim.

@@ -152,30 +152,27 @@ Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
   return Status::ok();
 }
 
-Status
-CudaRank::multiplyGatheredPieces(const AllGatherMatmulArgs &args,
-                                 const GatherMatmulPlan &p,
-                                 const std::function<int(int)> &originOf) {
+Status CudaRank::multiplyGatheredPieces(const AllGatherMatmulArgs &args,
+                                        const GatherMatmulPlan &p) {
   const std::string &context = args.site;
   const Tensor &a = *args.a.data;
   const size_t es = p.elementBytes;
-  for (int step = 0; step < p.g; ++step) {
-    int origin = originOf(step);
-    for (int j = 0; j < p.chunks; ++j) {
-      TP_CUDA(cudaStreamWaitEvent(compute, events[step * p.chunks + j], 0));
-      auto [lo, hi] = pieceRange(p.extL, p.chunks, j);
+  for (const GemmStep &step : planGather(p.g, p.me, args.schedule, p.extL)) {
+    for (const PieceRef &piece : step.pieces)
+      TP_CUDA(cudaStreamWaitEvent(compute, events[piece.ordinal], 0));
+    for (const ExtentRun &run : step.runs(p.extL)) {
       for (size_t i = 0; i < args.bs.size(); ++i) {
         const Operand &b = args.bs[i];
         bool trans = args.transposeB || b.isScaled();
         int64_t n = p.ns[i];
         size_t outEs = byteSize(args.outTypes[i]);
         if (p.kSplit) {
-          // A K piece: accumulate its contribution in fp32.
-          int64_t col0 = origin * p.extL + lo;
+          // A K run: accumulate its contribution in fp32.
+          int64_t col0 = run.begin;
           GemmProblem q;
           q.m = p.totalRows;
           q.n = n;
-          q.k = hi - lo;
+          q.k = run.end - run.begin;
           q.lda = p.k;
           q.ldb = trans ? p.k : n;
           q.ldd = n;
@@ -191,8 +188,8 @@ CudaRank::multiplyGatheredPieces(const AllGatherMatmulArgs &args,
                                       bPtr, p.dAcc[i], compute, context));
           continue;
         }
-        int64_t row0 = (origin * p.extL + lo) * p.rowsPerSlab;
-        int64_t rows = (hi - lo) * p.rowsPerSlab;
+        int64_t row0 = run.begin * p.rowsPerSlab;
+        int64_t rows = (run.end - run.begin) * p.rowsPerSlab;
         if (!p.scaled) {
           GemmProblem q;
           q.m = rows;
@@ -309,8 +306,14 @@ Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
   p.totalRows = a.numElements() / p.k;
   p.rowsPerSlab = p.nSplit ? 0 : p.split.inner / p.n;
   p.elementBytes = byteSize(a.dtype());
+  // Per_peer on the GPU (a ring's running sums would serialize the steps).
   // A scaled GEMM writes dense blocks: an N split takes its slice whole.
-  p.chunks = p.scaled && p.nSplit ? 1 : args.schedule.pieces(p.extL);
+  p.schedule = args.schedule;
+  if (p.schedule.ring())
+    p.schedule.algorithm = Schedule::Algorithm::PerPeer;
+  if (p.scaled && p.nSplit)
+    p.schedule.chunks = 1;
+  p.chunks = p.schedule.pieces(p.extL);
 
   TP_RETURN_IF_ERROR(upload(a, "rs.a", p.dA, compute, context));
   TP_RETURN_IF_ERROR(upload(*args.b.data, "rs.b", p.dB, compute, context));
@@ -359,16 +362,30 @@ cudaError_t CudaRank::copyPiece(const ReduceScatterPlan &p, const void *src,
       (hi - lo) * run, rows, kind, stream);
 }
 
+Status CudaRank::computePartialStep(const MatmulReduceScatterArgs &args,
+                                    const ReduceScatterPlan &p,
+                                    const GemmStep &step) {
+  // A row split with one outer block keeps the partials of consecutive
+  // ranks as consecutive rows of dW: a run of them is one GEMM.
+  for (const PartialGemm &call :
+       partialGemms(step, p.extL, !p.nSplit && p.split.outer == 1))
+    TP_RETURN_IF_ERROR(
+        computePartialPiece(args, p, call.destination, call.lo, call.hi));
+  return Status::ok();
+}
+
 Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
-                                     const ReduceScatterPlan &p, int c, int j) {
+                                     const ReduceScatterPlan &p, int c,
+                                     int64_t lo, int64_t hi) {
   const std::string &context = args.site;
   const Tensor &a = *args.a.data;
   const size_t es = p.elementBytes;
-  auto [lo, hi] = pieceRange(p.extL, p.chunks, j);
   float *w = p.partial(c);
+  // A run past one slice (computePartialStep) is one row of slabs: any pitch
+  // at least its width copies it.
   if (p.dAddend)
     TP_CUDA(copyPiece(p, p.dAddend, p.nSplit ? p.n : p.split.extent, c * p.extL,
-                      w, p.extL, 0, lo, hi, sizeof(float),
+                      w, std::max(p.extL, hi), 0, lo, hi, sizeof(float),
                       cudaMemcpyDeviceToDevice, compute));
   GemmProblem q;
   q.n = p.n;

@@ -340,7 +340,7 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
   const std::string &context = args.site;
   TP_RETURN_IF_ERROR(forkFromCompute(comm, context));
   const int g = group.size(), me = group.index;
-  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  const bool ring = args.schedule.ring();
   GatherMatmulPlan plan;
   TP_RETURN_IF_ERROR(prepareGatherMatmul(args, g, me, plan));
   const GatherLayout layout = plan.layout(ring);
@@ -350,16 +350,14 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
                        &releasedEvent};
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(world.join(group,
-                                context +
-                                    (ring ? " (ring) on " : " (per_peer) on ") +
-                                    args.a.data->typeString(),
+                                context + " (" + args.schedule.name() +
+                                    ") on " + args.a.data->typeString(),
                                 &mine, nullptr, ex));
   ex->progress[me]->store(layout.chunks, std::memory_order_release);
 
   Status status = gatherPieces(*ex, layout, context);
   if (status.isOk())
-    status = multiplyGatheredPieces(
-        args, plan, [&](int step) { return layout.originOf(step); });
+    status = multiplyGatheredPieces(args, plan);
   if (status.isOk())
     status = synchronize(compute, context);
   TP_RETURN_IF_ERROR(finish(group, ex, status, context));
@@ -401,7 +399,7 @@ Status LoopbackBackend::allGatherContract(const Group &group,
   const std::string &context = args.site;
   TP_RETURN_IF_ERROR(forkFromCompute(comm, context));
   const int g = group.size(), me = group.index;
-  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  const bool ring = args.schedule.ring();
   ContractDevicePlan plan;
   TP_RETURN_IF_ERROR(prepareContract(args, g, me, ring, plan));
 
@@ -412,8 +410,7 @@ Status LoopbackBackend::allGatherContract(const Group &group,
                        &events, &releasedEvent};
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(world.join(
-      group,
-      context + (ring ? " (ring) on " : " (per_peer) on ") + operands, &mine,
+      group, context + " (" + args.schedule.name() + ") on " + operands, &mine,
       nullptr, ex));
   ex->progress[me]->store(plan.gather.chunks, std::memory_order_release);
 
@@ -451,14 +448,13 @@ Status LoopbackBackend::matmulReduceScatter(const Group &group,
   Status status;
   // Partials for the next ranks first, this rank's own slice last.
   const PieceOrder order(g, me, Schedule::Algorithm::PerPeer);
-  for (int step = 1; step <= g && status.isOk(); ++step) {
-    int c = order.partialFor(step);
-    for (int j = 0; j < chunks && status.isOk(); ++j) {
-      status = computePartialPiece(args, plan, c, j);
+  for (const GemmStep &step : planScatter(g, me, plan.schedule, extL)) {
+    status = computePartialStep(args, plan, step);
+    for (const PieceRef &made : step.pieces)
       if (status.isOk())
-        status =
-            announce(*ex, me, int64_t(step - 1) * chunks + j, compute, context);
-    }
+        status = announce(*ex, me, made.ordinal, compute, context);
+    if (!status.isOk())
+      break;
   }
   // Stage every rank's partial for this rank's slice, then reduce once.
   for (int j = 0; j < chunks && status.isOk(); ++j) {

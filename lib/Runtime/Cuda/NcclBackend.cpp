@@ -587,15 +587,14 @@ Status NcclBackend::allGatherMatmul(const Group &group,
                                     std::vector<Tensor> &results) {
   std::string context = args.site + " on " + args.a.data->typeString();
   const int g = group.size(), me = group.index;
-  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  const bool ring = args.schedule.ring();
   ncclComm_t nc;
   TP_RETURN_IF_ERROR(communicator(group, context, nc));
   GatherMatmulPlan plan;
   TP_RETURN_IF_ERROR(prepareGatherMatmul(args, g, me, plan));
   const GatherLayout layout = plan.layout(ring);
   TP_RETURN_IF_ERROR(gatherPieces(nc, layout, context));
-  TP_RETURN_IF_ERROR(multiplyGatheredPieces(
-      args, plan, [&](int step) { return layout.originOf(step); }));
+  TP_RETURN_IF_ERROR(multiplyGatheredPieces(args, plan));
   TP_RETURN_IF_ERROR(synchronize(comm, context));
   return finishGatherMatmul(args, plan, results);
 }
@@ -607,7 +606,7 @@ Status NcclBackend::allGatherContract(const Group &group,
   for (const Tensor *other : args.others)
     context += " " + other->typeString();
   const int g = group.size(), me = group.index;
-  const bool ring = args.schedule.algorithm == Schedule::Algorithm::Ring;
+  const bool ring = args.schedule.ring();
   ncclComm_t nc;
   TP_RETURN_IF_ERROR(communicator(group, context, nc));
   ContractDevicePlan plan;
@@ -651,12 +650,11 @@ Status NcclBackend::matmulReduceScatter(const Group &group,
   const PieceOrder order(g, me, Schedule::Algorithm::PerPeer);
   // Compute: partials for the next ranks first, this rank's own last; event
   // (step - 1) * chunks + j marks piece j of step `step` written.
-  for (int step = 1; step <= g; ++step)
-    for (int j = 0; j < chunks; ++j) {
-      TP_RETURN_IF_ERROR(
-          computePartialPiece(args, plan, order.partialFor(step), j));
-      TP_CUDA(cudaEventRecord(events[(step - 1) * chunks + j], compute));
-    }
+  for (const GemmStep &step : planScatter(g, me, plan.schedule, plan.extL)) {
+    TP_RETURN_IF_ERROR(computePartialStep(args, plan, step));
+    for (const PieceRef &made : step.pieces)
+      TP_CUDA(cudaEventRecord(events[made.ordinal], compute));
+  }
   // Communication: at step s, send the partial for the rank s to the right,
   // take the partial of the rank s to the left; then stage this rank's own.
   for (int step = 1; step < g; ++step) {

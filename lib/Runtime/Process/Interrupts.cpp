@@ -136,6 +136,12 @@ void removeTree(const std::string &path) {
     // A group's leader may have exited while the ranks it started still
     // run: the group is killed either way.
     signalChildren(children, SIGKILL);
+    // SIGKILL takes effect asynchronously: exit once the children are gone
+    // (a loaded machine takes a few ms), so nothing of the run outlives it.
+    auto killed = std::chrono::steady_clock::now() + kChildGrace;
+    while (!childrenExited(children) &&
+           std::chrono::steady_clock::now() < killed)
+      ::poll(nullptr, 0, 10);
   }
   for (const auto &[path, removeEmptyParent] : temporaries) {
     removeTree(path);

@@ -212,13 +212,16 @@ static std::optional<CollectiveMatmulShape> shapeOf(ReduceScatterOp op) {
 /// 89.6 us); fused: pieces 272.8 us + transfers 93.2 us, each piece 256 rows
 /// (112 tiles of 64x128, 1 wave of 33.6 us) on 132 SMs".
 static std::string describePrediction(const SchedulePrediction &p) {
+  const bool coalesced = p.algorithm == Algorithm::Coalesced;
   std::string text =
-      llvm::formatv("{0}, {1} piece{2} per rank: predicted unfused {3:F1} "
-                    "us, fused {4:F1} us, {5:F0}% of the communication "
-                    "hidden",
+      llvm::formatv("{0}, {1} {2}{3}: predicted unfused {4:F1} us, fused "
+                    "{5:F1} us, {6:F0}% of the communication hidden",
                     stringifyAlgorithm(p.algorithm), p.chunks,
-                    p.chunks == 1 ? "" : "s", p.unfused * 1e6, p.fused * 1e6,
-                    p.hidden * 100)
+                    coalesced ? "GEMM" : "piece",
+                    coalesced ? (p.chunks == 1 ? " for the remote shards"
+                                               : "s for the remote shards")
+                              : (p.chunks == 1 ? " per rank" : "s per rank"),
+                    p.unfused * 1e6, p.fused * 1e6, p.hidden * 100)
           .str();
   if (!p.wholeGemm || !p.piece)
     return text;
@@ -232,12 +235,13 @@ static std::string describePrediction(const SchedulePrediction &p) {
   };
   return text +
          llvm::formatv("; unfused: collective {0:F1} us + GEMM {1:F1} us "
-                       "({2}); fused: pieces {3:F1} us + transfers {4:F1} "
-                       "us, each piece {5} rows ({6}) on {7} SMs",
+                       "({2}); fused: {3} {4:F1} us + transfers {5:F1} "
+                       "us, {6} {7} rows ({8}) on {9} SMs",
                        p.unfusedComm * 1e6, p.unfusedGemm * 1e6,
-                       tiles(*p.wholeGemm), p.fusedCompute * 1e6,
-                       p.fusedComm * 1e6, p.piece->rows, tiles(*p.piece),
-                       p.piece->sms)
+                       tiles(*p.wholeGemm), coalesced ? "GEMMs" : "pieces",
+                       p.fusedCompute * 1e6, p.fusedComm * 1e6,
+                       coalesced ? "the largest" : "each piece", p.piece->rows,
+                       tiles(*p.piece), p.piece->sms)
              .str();
 }
 
@@ -326,8 +330,8 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
       schedule = symbolizeAlgorithm(algorithm);
       if (!schedule) {
         emitError(getOperation()->getLoc(),
-                  "tp-async-tp: 'algorithm' must be 'ring' or 'per_peer', "
-                  "got '")
+                  "tp-async-tp: 'algorithm' must be 'ring', 'per_peer' or "
+                  "'coalesced', got '")
             << static_cast<std::string>(algorithm) << "'";
         return signalPassFailure();
       }

@@ -1,6 +1,7 @@
 //===- CostModel.cpp - predicted times of fused and unfused schedules -----===//
 
 #include "tp/Dialect/TP/Transforms/CostModel.h"
+#include "tp/Runtime/Schedule.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -9,6 +10,8 @@
 
 using namespace mlir;
 using namespace mlir::tp;
+/// The runtime's plan of a fused op's pieces (header-only).
+namespace runtime = ::tp::rt;
 
 //===----------------------------------------------------------------------===//
 // The model (docs/CostModel.md)
@@ -140,6 +143,109 @@ static void setHidden(SchedulePrediction &p) {
                  : 1.0;
 }
 
+/// The kernel that sums a reduce-scatter's staged fp32 partials and rounds
+/// this rank's slice once.
+static double reduceSeconds(const TargetDescription &target,
+                            const CollectiveMatmulShape &shape,
+                            int64_t typeBytes) {
+  return target.launchOverhead +
+         (static_cast<double>(shape.groupSize) * shape.rowsPerRank * shape.n *
+              4 +
+          static_cast<double>(shape.rowsPerRank) * shape.n * typeBytes) /
+             target.gpu->hbmBandwidth;
+}
+
+/// The runtime's schedule for `algorithm` and `chunks`.
+static runtime::Schedule runtimeSchedule(Algorithm algorithm, int64_t chunks) {
+  runtime::Schedule schedule;
+  schedule.algorithm = algorithm == Algorithm::Ring
+                           ? runtime::Schedule::Algorithm::Ring
+                       : algorithm == Algorithm::Coalesced
+                           ? runtime::Schedule::Algorithm::Coalesced
+                           : runtime::Schedule::Algorithm::PerPeer;
+  schedule.chunks = static_cast<int>(chunks);
+  return schedule;
+}
+
+namespace {
+/// One GEMM of a coalesced schedule as the model times it.
+struct TimedGemm {
+  double seconds = 0, secondsAllSms = 0;
+  int64_t waves = 0;
+  std::optional<GpuGemmEstimate> estimate;
+};
+} // namespace
+
+/// The coalesced schedule, step by step, as the runtime plans it
+/// (runtime::planGather / runtime::planScatter), on the member that finishes
+/// last: whole shards move per_peer, one after another, `perShard` seconds each
+/// after `startup` (the handshake); a GEMM step starts when its shards are
+/// there (gather), and its partials leave when it ends (scatter). `gemm`
+/// times `rows` rows, with transfers in flight or not.
+static void simulateCoalesced(
+    const CollectiveMatmulShape &shape, int64_t chunks, double startup,
+    double perShard,
+    llvm::function_ref<TimedGemm(double rows, bool overlapped)> gemm,
+    SchedulePrediction &p) {
+  const int g = static_cast<int>(shape.groupSize);
+  const runtime::Schedule schedule =
+      runtimeSchedule(Algorithm::Coalesced, chunks);
+  const int64_t share = shape.rowsPerRank;
+  std::optional<double> slowest;
+  for (int me = 0; me < g; ++me) {
+    double computed = 0, compute = 0, allSms = 0, sent = 0;
+    int64_t calls = 0, waves = 0;
+    std::optional<GpuGemmEstimate> largest;
+    // Transfers run until `busy`; a GEMM started before shares the GPU.
+    auto run = [&](const runtime::GemmStep &step, double start, double busy) {
+      for (const runtime::ExtentRun &r : step.runs(share)) {
+        TimedGemm t = gemm(static_cast<double>(r.end - r.begin), start < busy);
+        computed = start = start + t.seconds;
+        compute += t.seconds;
+        allSms += t.secondsAllSms;
+        waves += t.waves;
+        ++calls;
+        if (t.estimate && (!largest || t.estimate->rows > largest->rows))
+          largest = t.estimate;
+      }
+    };
+    if (shape.gather) {
+      // Shard s (ordinal s) has arrived at startup + s * perShard.
+      const double lastArrival = startup + (g - 1) * perShard;
+      for (const runtime::GemmStep &step :
+           runtime::planGather(g, me, schedule, share)) {
+        double ready = 0;
+        for (const runtime::PieceRef &piece : step.pieces)
+          if (piece.ordinal > 0)
+            ready = std::max(ready, startup + piece.ordinal * perShard);
+        run(step, std::max(computed, ready), lastArrival);
+      }
+    } else {
+      bool first = true;
+      for (const runtime::GemmStep &step :
+           runtime::planScatter(g, me, schedule, share)) {
+        run(step, computed, sent);
+        if (step.pieces.front().member == me)
+          continue;
+        sent = std::max(sent, computed + (first ? startup : 0)) +
+               static_cast<double>(step.pieces.size()) * perShard;
+        first = false;
+      }
+    }
+    double finished = std::max(computed, sent);
+    if (slowest && finished <= *slowest)
+      continue;
+    slowest = finished;
+    p.fused = finished;
+    p.fusedCompute = compute;
+    p.fusedComputeAllSms = allSms;
+    p.pieces = calls;
+    p.fusedWaves = waves;
+    if (largest)
+      p.piece = largest;
+  }
+}
+
 /// The tile-and-wave model: pieces run on the SMs the transport leaves, a
 /// reduce-scatter stages fp32 partials and sums them in one more kernel
 /// (as the CUDA backend does).
@@ -178,12 +284,44 @@ static SchedulePrediction predictGpu(const TargetDescription &target,
                     : one;
     return std::make_pair(one * slowdown, rounds * together * slowdown);
   };
+  if (algorithm == Algorithm::Coalesced) {
+    // Whole shards per_peer; a copy engine launches one copy per shard.
+    const bool copyEngine = gpu.transport == "copy_engine";
+    double bytes = shape.gather ? bytesPerPeer(shape, shape.elementBytes)
+                                : bytesPerPeer(shape, 4);
+    double perShard = bytes / (target.perPeer.bandwidth * bandwidthShare) +
+                      (copyEngine ? target.launchOverhead : 0);
+    double startup =
+        target.perPeer.latency + (copyEngine ? 0 : target.launchOverhead);
+    p.fusedComm = fusedCommSeconds(target, shape, Algorithm::PerPeer, 1, bytes,
+                                   bandwidthShare, copyEngine);
+    auto gemm = [&](double gemmRows, bool overlapped) {
+      TimedGemm t;
+      GpuGemmEstimate estimate, alone;
+      t.seconds = gpuGemmSeconds(target, shape, gemmRows,
+                                 overlapped ? gpu.sms - commSms : gpu.sms, 1,
+                                 outBytes, estimate) *
+                  (overlapped ? slowdown : 1);
+      t.secondsAllSms =
+          gpuGemmSeconds(target, shape, gemmRows, gpu.sms, 1, outBytes, alone);
+      t.waves = alone.waves;
+      t.estimate = estimate;
+      return t;
+    };
+    simulateCoalesced(shape, chunks, startup, perShard, gemm, p);
+    p.fusedLaunches = p.pieces * target.launchOverhead;
+    if (!shape.gather && peers > 0)
+      p.fused += reduceSeconds(target, shape, typeBytes);
+    setHidden(p);
+    return p;
+  }
   GpuGemmEstimate allSms;
   p.piece.emplace();
   auto [piece, compute] = computeOn(gpu.sms - commSms, *p.piece);
   p.fusedCompute = compute;
   p.fusedComputeAllSms = computeOn(gpu.sms, allSms).second;
   p.pieces = pieces;
+  p.fusedWaves = pieces * p.piece->waves / std::max<int64_t>(streams, 1);
   p.fusedLaunches = rounds * target.launchOverhead;
 
   double bytes = shape.gather ? bytesPerPeer(shape, shape.elementBytes)
@@ -197,17 +335,15 @@ static SchedulePrediction predictGpu(const TargetDescription &target,
   // data waits for its GEMM (scatter): either way one piece is not hidden.
   p.fused = std::max(compute, p.fusedComm + piece);
   if (!shape.gather && peers > 0)
-    p.fused += target.launchOverhead +
-               (static_cast<double>(g) * shape.rowsPerRank * shape.n * 4 +
-                static_cast<double>(shape.rowsPerRank) * shape.n * typeBytes) /
-                   gpu.hbmBandwidth;
+    p.fused += reduceSeconds(target, shape, typeBytes);
   setHidden(p);
   return p;
 }
 
-SchedulePrediction tp::predictSchedule(const TargetDescription &target,
-                                       const CollectiveMatmulShape &shape,
-                                       Algorithm algorithm, int64_t chunks) {
+SchedulePrediction mlir::tp::predictSchedule(const TargetDescription &target,
+                                             const CollectiveMatmulShape &shape,
+                                             Algorithm algorithm,
+                                             int64_t chunks) {
   if (target.gpu)
     return predictGpu(target, shape, algorithm, chunks);
   SchedulePrediction p;
@@ -221,6 +357,25 @@ SchedulePrediction tp::predictSchedule(const TargetDescription &target,
   p.unfusedGemm = flopGemmSeconds(target, shape, g * shape.rowsPerRank);
   p.unfused = p.unfusedComm + p.unfusedGemm;
 
+  if (algorithm == Algorithm::Coalesced) {
+    double bytes = bytesPerPeer(shape, shape.elementBytes);
+    p.fusedComm = fusedCommSeconds(target, shape, Algorithm::PerPeer, 1, bytes,
+                                   1, /*launchPerMessage=*/false);
+    auto gemm = [&](double gemmRows, bool overlapped) {
+      TimedGemm t;
+      t.secondsAllSms = flopGemmSeconds(target, shape, gemmRows);
+      t.seconds =
+          t.secondsAllSms * (overlapped ? 1 + target.overlapSlowdown : 1);
+      return t;
+    };
+    simulateCoalesced(shape, chunks,
+                      target.perPeer.latency + target.launchOverhead,
+                      bytes / target.perPeer.bandwidth, gemm, p);
+    p.fusedLaunches = p.pieces * target.launchOverhead;
+    setHidden(p);
+    return p;
+  }
+
   // Fused: g * c GEMM pieces, slowed while data moves.
   double piece = flopGemmSeconds(target, shape, shape.rowsPerRank / c) *
                  (peers > 0 ? 1 + target.overlapSlowdown : 1);
@@ -233,13 +388,18 @@ SchedulePrediction tp::predictSchedule(const TargetDescription &target,
   return p;
 }
 
-SchedulePrediction tp::chooseSchedule(const TargetDescription &target,
-                                      const CollectiveMatmulShape &shape) {
+SchedulePrediction
+mlir::tp::chooseSchedule(const TargetDescription &target,
+                         const CollectiveMatmulShape &shape) {
   std::optional<SchedulePrediction> best;
-  for (Algorithm algorithm : {Algorithm::PerPeer, Algorithm::Ring})
+  for (Algorithm algorithm :
+       {Algorithm::PerPeer, Algorithm::Ring, Algorithm::Coalesced})
     for (int64_t chunks : {1, 2, 4, 8}) {
-      // A piece has at least one row.
-      if (chunks > 1 && shape.rowsPerRank < chunks)
+      // A piece has at least one row; coalesced merges at most the g - 1
+      // remote shards.
+      if (chunks > 1 &&
+          (algorithm == Algorithm::Coalesced ? chunks >= shape.groupSize
+                                             : shape.rowsPerRank < chunks))
         continue;
       SchedulePrediction p =
           predictSchedule(target, shape, algorithm, chunks);
@@ -249,8 +409,8 @@ SchedulePrediction tp::chooseSchedule(const TargetDescription &target,
   return *best;
 }
 
-bool tp::predictsGain(const TargetDescription &target,
-                      const SchedulePrediction &p) {
+bool mlir::tp::predictsGain(const TargetDescription &target,
+                            const SchedulePrediction &p) {
   return p.fused < p.unfused * (1 - target.minGain);
 }
 
@@ -262,8 +422,8 @@ static std::string describeWaves(int64_t waves, const GpuGemmEstimate &gemm) {
       .str();
 }
 
-std::string tp::explainLoss(const TargetDescription &target,
-                            const SchedulePrediction &p) {
+std::string mlir::tp::explainLoss(const TargetDescription &target,
+                                  const SchedulePrediction &p) {
   if (!target.gpu || !p.wholeGemm || !p.piece)
     return "";
   const GpuModel &gpu = *target.gpu;
@@ -275,14 +435,16 @@ std::string tp::explainLoss(const TargetDescription &target,
                  (p.unfusedGemm - target.launchOverhead);
   double exposed = p.fused - p.fusedCompute;
   double worst = std::max({launches, contention, waves, exposed});
+  if (worst == waves && p.algorithm == Algorithm::Coalesced)
+    return llvm::formatv("waves: {0} GEMMs (the largest {1} rows) take {2} "
+                         "waves where the whole GEMM takes {3}",
+                         pieces, piece.rows, p.fusedWaves,
+                         describeWaves(whole.waves, whole))
+        .str();
   if (worst == waves)
     return llvm::formatv("waves: {0} pieces of {1} rows take {2} where the "
                          "whole GEMM takes {3}",
-                         pieces, piece.rows,
-                         describeWaves(pieces * piece.waves /
-                                           std::max<int64_t>(
-                                               gpu.computeStreams, 1),
-                                       piece),
+                         pieces, piece.rows, describeWaves(p.fusedWaves, piece),
                          describeWaves(whole.waves, whole))
         .str();
   if (worst == launches)

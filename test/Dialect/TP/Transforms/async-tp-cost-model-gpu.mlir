@@ -2,11 +2,15 @@
 // On an H100, at the Llama-70B MLP shape with M = 2048 on 8 ranks, one GEMM
 // per arriving shard (PyTorch's decomposition, measured slower than NCCL +
 // cuBLAS) is predicted slower than unfused: each 256-row piece is one wave
-// of 64x128 tiles, eight of them where the whole GEMM takes two waves. The
-// pass keeps it unfused and names the reason; at M = 16384 it fuses.
+// of 64x128 tiles, eight of them where the whole GEMM takes two waves
+// (forced.mlir names the reason). The pass chooses the coalesced schedule
+// instead: the own shard while the rest arrives, then the seven remote
+// shards in four GEMMs of up to 512 rows. Merged into one GEMM, they would
+// wait for the last shard (coalesced1.mlir). At M = 16384 it fuses too.
 // RUN: rm -rf %t && split-file %s %t
 // RUN: tp-opt %t/h100.mlir '--tp-async-tp=emit-remarks target=h100-nvlink' -verify-diagnostics | FileCheck %t/h100.mlir
 // RUN: tp-opt %t/forced.mlir '--tp-async-tp=emit-remarks target=h100-nvlink algorithm=per_peer chunks=1' -verify-diagnostics -o /dev/null
+// RUN: tp-opt %t/coalesced1.mlir '--tp-async-tp=emit-remarks target=h100-nvlink algorithm=coalesced chunks=1' -verify-diagnostics -o /dev/null
 // Each reason a fused schedule loses for, and a gain below the target's
 // margin:
 // RUN: tp-opt %t/big.mlir '--tp-async-tp=emit-remarks target=%t/contention.json' 2>&1 | FileCheck %s --check-prefix=CONTENTION
@@ -23,10 +27,10 @@
 // RUN: not tp-opt %t/big.mlir '--tp-async-tp=target=%t/bad-transport.json' 2>&1 | FileCheck %s --check-prefix=TRANSPORT
 // RUN: not tp-opt %t/big.mlir '--tp-async-tp=target=%t/bad-min-gain.json' 2>&1 | FileCheck %s --check-prefix=MINGAIN
 
-// CONTENTION: remark: all-gather not fused: the cost model for 'contention' predicts no gain ({{.*}} on 12 SMs); contention: the nccl transport takes 120 of 132 SMs from the pieces
-// LAUNCHES: remark: all-gather not fused: the cost model for 'launches' predicts no gain ({{.*}}); launches: 8 GEMM pieces cost 1400.0 us more in launches than one GEMM
+// CONTENTION: remark: all-gather not fused: the cost model for 'contention' predicts no gain ({{.*}}); contention: the nccl transport takes 120 of 132 SMs from the pieces
+// LAUNCHES: remark: all-gather not fused: the cost model for 'launches' predicts no gain ({{.*}}); launches: 6 GEMM pieces cost 1000.0 us more in launches than one GEMM
 // EXPOSED: remark: all-gather not fused: the cost model for 'exposed' predicts no gain ({{.*}}); exposed: {{[0-9.]+}} us of transfers are not hidden behind the pieces
-// MARGIN: remark: all-gather not fused: the cost model for 'margin' predicts a gain of 24.0%, less than the 50% it requires (per_peer, 1 piece per rank: predicted unfused 1927.1 us, fused 1464.5 us
+// MARGIN: remark: all-gather not fused: the cost model for 'margin' predicts a gain of 24.4%, less than the 50% it requires (coalesced, 4 GEMMs for the remote shards: predicted unfused 1927.1 us, fused 1456.5 us
 // FREE: remark: all-gather not fused: the cost model for 'free-launches' predicts a gain of {{[0-9.]+}}%, less than the 50% it requires ({{.*}}); waves: 8 pieces of 256 rows take 8 waves of 64x128 tiles
 // FREE-NOT: nan
 // SUSTAINED: error: tp-async-tp: 'target': {{.*}}bad-sustained.json: gpu.sustained must be a fraction of the peak (at most 1)
@@ -40,20 +44,22 @@
 shard.grid @tp(shape = 8)
 
 // CHECK-LABEL: func.func @llama70b_mlp_m2048
-// CHECK-NEXT:    tp.all_gather
-// CHECK-NEXT:    tp.matmul
+// CHECK-NEXT:    tp.all_gather_matmul {{.*}} {algorithm = #tp.algorithm<coalesced>, chunks = 4 : i64}
+// CHECK-NEXT:    return
 func.func @llama70b_mlp_m2048(%x: tensor<256x8192xbf16>, %w: tensor<8192x3584xbf16>) -> tensor<2048x3584xbf16> {
-  // expected-remark-re @+1 {{all-gather not fused: the cost model for 'h100-nvlink' predicts no gain (per_peer, 1 piece per rank: predicted unfused 298.4 us, fused 300.5 us, {{.*}}; unfused: collective 115.4 us + GEMM 183.1 us (224 tiles of 128x256, 2 waves of 89.5 us); {{.*}}); waves: 8 pieces of 256 rows take 8 waves of 64x128 tiles (33.6 us each) where the whole GEMM takes 2 waves of 128x256 tiles (89.5 us each)}}
+  // expected-remark-re @+1 {{all-gather fused for 'h100-nvlink' with coalesced, 4 GEMMs for the remote shards: predicted unfused 298.4 us, fused 270.1 us, 100% of the communication hidden; unfused: collective 115.4 us + GEMM 183.1 us (224 tiles of 128x256, 2 waves of 89.5 us); fused: GEMMs 270.1 us + transfers 117.2 us, the largest 512 rows (112 tiles of 128x128, 1 wave of 56.0 us) on 132 SMs}}
   %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<256x8192xbf16> -> tensor<2048x8192xbf16>
   %y = tp.matmul %g, %w : tensor<2048x8192xbf16>, tensor<8192x3584xbf16> -> tensor<2048x3584xbf16>
   return %y : tensor<2048x3584xbf16>
 }
 
-// Large M: 2048-row pieces fill the GPU, and fusing hides the collective.
+// Large M: 2048-row pieces fill the GPU, and fusing hides the collective
+// (per_peer 1464.5 us; coalesced, whose last GEMMs run on every SM once the
+// transfers are done, 8 us less).
 // CHECK-LABEL: func.func @llama70b_mlp_m16384
-// CHECK-NEXT:    tp.all_gather_matmul {{.*}} {algorithm = #tp.algorithm<per_peer>, chunks = 1 : i64}
+// CHECK-NEXT:    tp.all_gather_matmul {{.*}} {algorithm = #tp.algorithm<coalesced>, chunks = 4 : i64}
 func.func @llama70b_mlp_m16384(%x: tensor<2048x8192xbf16>, %w: tensor<8192x3584xbf16>) -> tensor<16384x3584xbf16> {
-  // expected-remark-re @+1 {{all-gather fused for 'h100-nvlink' with per_peer, 1 piece per rank: predicted unfused 1927.1 us, fused 1464.5 us, {{.*}} each piece 2048 rows (224 tiles of 128x256, 2 waves of 89.5 us) on 132 SMs}}
+  // expected-remark-re @+1 {{all-gather fused for 'h100-nvlink' with coalesced, 4 GEMMs for the remote shards: predicted unfused 1927.1 us, fused 1456.5 us, {{.*}} the largest 4096 rows (448 tiles of 128x256, 4 waves of 89.5 us) on 132 SMs}}
   %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<2048x8192xbf16> -> tensor<16384x8192xbf16>
   %y = tp.matmul %g, %w : tensor<16384x8192xbf16>, tensor<8192x3584xbf16> -> tensor<16384x3584xbf16>
   return %y : tensor<16384x3584xbf16>
@@ -86,6 +92,18 @@ func.func @tiny(%x: tensor<2x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<16x64xb
 shard.grid @tp(shape = 8)
 func.func @llama70b_mlp_m2048(%x: tensor<256x8192xbf16>, %w: tensor<8192x3584xbf16>) -> tensor<2048x3584xbf16> {
   // expected-remark-re @+1 {{all-gather not fused: the cost model for 'h100-nvlink' predicts no gain (per_peer, 1 piece per rank: predicted unfused 298.4 us, fused 300.5 us{{.*}}}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<256x8192xbf16> -> tensor<2048x8192xbf16>
+  %y = tp.matmul %g, %w : tensor<2048x8192xbf16>, tensor<8192x3584xbf16> -> tensor<2048x3584xbf16>
+  return %y : tensor<2048x3584xbf16>
+}
+
+//--- coalesced1.mlir
+// "Own shard, then the rest": the rest waits for the last shard, then runs
+// as one GEMM, or two on ranks whose shards wrap past rank 7 (rank 3: rows
+// [0, 768) and [1024, 2048)); 80 us of transfers are then exposed.
+shard.grid @tp(shape = 8)
+func.func @llama70b_mlp_m2048(%x: tensor<256x8192xbf16>, %w: tensor<8192x3584xbf16>) -> tensor<2048x3584xbf16> {
+  // expected-remark-re @+1 {{all-gather not fused: the cost model for 'h100-nvlink' predicts no gain (coalesced, 1 GEMM for the remote shards: predicted unfused 298.4 us, fused 348.9 us, {{.*}} the largest 1280 rows (560 tiles of 64x128, 5 waves of 33.6 us) on 132 SMs); exposed: 79.6 us of transfers are not hidden behind the pieces}}
   %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<256x8192xbf16> -> tensor<2048x8192xbf16>
   %y = tp.matmul %g, %w : tensor<2048x8192xbf16>, tensor<8192x3584xbf16> -> tensor<2048x3584xbf16>
   return %y : tensor<2048x3584xbf16>

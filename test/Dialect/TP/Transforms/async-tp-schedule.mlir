@@ -14,7 +14,7 @@ shard.grid @tp(shape = 4)
 // DEFAULT-LABEL: func.func @mlp
 // DEFAULT-NOT:   algorithm
 // DEFAULT-NOT:   chunks
-// BAD-ALGORITHM: error: tp-async-tp: 'algorithm' must be 'ring' or 'per_peer', got 'tree'
+// BAD-ALGORITHM: error: tp-async-tp: 'algorithm' must be 'ring', 'per_peer' or 'coalesced', got 'tree'
 // BAD-CHUNKS: error: tp-async-tp: 'chunks' must be positive or 0, got -2
 func.func @mlp(%x: tensor<8x64xf32>, %w1: tensor<64x128xf32>, %w2: tensor<128x64xf32>) -> tensor<8x64xf32> {
   %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<8x64xf32> -> tensor<32x64xf32>

@@ -92,7 +92,12 @@ def TP_Algorithm : I32EnumAttr<"Algorithm",
   I32EnumAttrCase<"Ring", 0, "ring">,
   // One chunk per peer: the local chunk first, then each peer's chunk
   // (rank+1, rank+2, ...) as it arrives.
-  I32EnumAttrCase<"PerPeer", 1, "per_peer">
+  I32EnumAttrCase<"PerPeer", 1, "per_peer">,
+  // Shards move as per_peer moves them; the local shard's GEMM runs first,
+  // then the remote shards merge, in arrival order, into `chunks` GEMMs
+  // (reduce-scatter: the remote slices first, in `chunks` GEMMs, then the
+  // local one). Fewer, larger GEMMs fill a GPU's waves.
+  I32EnumAttrCase<"Coalesced", 2, "coalesced">
 ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tp";

@@ -144,13 +144,16 @@ struct SchedulePrediction {
   /// Of the unfused communication time, the fraction the fused schedule
   /// hides behind GEMMs (0..1).
   double hidden = 0;
-  /// GPU targets: the whole GEMM and one piece, in the tile model.
+  /// GPU targets: the whole GEMM and one piece (coalesced: the largest
+  /// GEMM), in the tile model.
   std::optional<GpuGemmEstimate> wholeGemm, piece;
   /// GPU targets: how many GEMM pieces the fused schedule runs, and their
   /// time with every SM (no transport taking any) and in launches alone, to
   /// tell what a loss comes from. Seconds.
   int64_t pieces = 0;
   double fusedComputeAllSms = 0, fusedLaunches = 0;
+  /// GPU targets: the waves of all GEMM pieces together, with every SM.
+  int64_t fusedWaves = 0;
 };
 
 /// Whether `p` predicts enough of a gain to fuse on `target` (its min_gain).
@@ -167,8 +170,9 @@ SchedulePrediction predictSchedule(const TargetDescription &target,
                                    const CollectiveMatmulShape &shape,
                                    Algorithm algorithm, int64_t chunks);
 
-/// The schedule with the smallest predicted fused time, over both
-/// algorithms and 1, 2, 4 or 8 pieces per rank.
+/// The schedule with the smallest predicted fused time: ring and per_peer
+/// with 1, 2, 4 or 8 pieces per rank, and coalesced with the remote shards
+/// in 1, 2, 4 or 8 GEMMs (fewer than the group).
 SchedulePrediction chooseSchedule(const TargetDescription &target,
                                   const CollectiveMatmulShape &shape);
 

@@ -22,11 +22,11 @@ def TPAsyncTP : Pass<"tp-async-tp"> {
     Option<"tensorParallelAxis", "tp-axis", "int", /*default=*/"-1",
            "Fuse only collectives along this grid axis (-1: any single axis)">,
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"\"",
-           "Schedule written on every fused op: 'ring' or 'per_peer' (empty: "
-           "leave it to the runtime)">,
+           "Schedule written on every fused op: 'ring', 'per_peer' or "
+           "'coalesced' (empty: leave it to the runtime)">,
     Option<"chunks", "chunks", "int", /*default=*/"0",
-           "Pieces per rank written on every fused op (0: leave it to the "
-           "runtime)">,
+           "Pieces per rank written on every fused op (coalesced: GEMMs for "
+           "the remote shards; 0: leave it to the runtime)">,
     Option<"reportCounts", "stats", "bool", /*default=*/"false",
            "Emit one remark at the op the pass runs on, counting fusions by "
            "kind and misses (Debian's LLVM is built without pass statistics)">,

@@ -1,6 +1,7 @@
 //===- gpu_overlap.cpp - fused vs unfused async TP on one GPU -------------===//
 //
 //   tp-gpu-bench [--ranks 8] [--tokens 8192] [--fp8] [--chunks 1] [--repeat 5]
+//   tp-gpu-bench --sweep FILE [--repeat 3]
 //   tp-gpu-bench --devices
 //
 // Emulates `ranks` tensor-parallel ranks on one GPU (the loopback transport:
@@ -15,12 +16,16 @@
 // kernels keep partial sums and flags there, so concurrent GEMMs must not
 // share one.
 //
+// --sweep times the GEMM calls of every schedule instead, for Llama-class
+// layers and M from 512 to 16384, into a CSV (gpu_gemm_sweep.cpp).
+//
 // --devices lists the GPUs, or prints the CUDA error and fails. Without a
 // usable device the benchmark prints why and skips (exit 0), unless
 // TP_REQUIRE_CUDA_DEVICE is set: then it fails.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuSweep.h"
 #include "Kernels.h"
 #include "LtGemm.h"
 #include "tp/Runtime/CudaBackend.h"
@@ -372,7 +377,8 @@ int listDevices() {
 int main(int argc, char **argv) {
   Bench b{8, 1, 5, false, {}, {}, nullptr, nullptr, nullptr, nullptr};
   int64_t tokens = 8192;
-  const char *targetFile = nullptr;
+  const char *targetFile = nullptr, *sweepFile = nullptr;
+  bool repeatGiven = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&] { return i + 1 < argc ? std::atol(argv[++i]) : 0L; };
@@ -383,19 +389,26 @@ int main(int argc, char **argv) {
     else if (arg == "--chunks")
       b.chunks = static_cast<int>(next());
     else if (arg == "--repeat")
-      b.repeat = static_cast<int>(next());
+      b.repeat = static_cast<int>(next()), repeatGiven = true;
     else if (arg == "--fp8")
       b.fp8 = true;
     else if (arg == "--devices")
       return listDevices();
     else if (arg == "--write-target" && i + 1 < argc)
       targetFile = argv[++i];
+    else if (arg == "--sweep" && i + 1 < argc)
+      sweepFile = argv[++i];
     else {
       std::fprintf(stderr, "usage: tp-gpu-bench [--ranks 8] [--tokens 8192] "
                            "[--fp8] [--chunks 1] [--repeat 5] "
-                           "[--write-target FILE] | --devices\n");
+                           "[--write-target FILE] | --sweep FILE [--repeat 3] "
+                           "| --devices\n");
       return 1;
     }
+  }
+  if (b.repeat < 1) {
+    std::fprintf(stderr, "tp-gpu-bench: --repeat must be at least 1\n");
+    return 1;
   }
   int devices = 0;
   if (Status query = queryCudaDevices(devices); !query.isOk()) {
@@ -408,6 +421,8 @@ int main(int argc, char **argv) {
     std::printf("tp-gpu-bench: no usable CUDA device; skipped\n");
     return 0;
   }
+  if (sweepFile)
+    return tp::bench::gemmSweep(sweepFile, repeatGiven ? b.repeat : 3);
   b.init();
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));

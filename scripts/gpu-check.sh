@@ -16,7 +16,11 @@
 #      on one GPU, fused and unfused, fused with its glue on the GPU
 #      (--glue gpu), and that as one CUDA graph per step (--cuda-graph), 10
 #      steps each: step times and the host-device bytes per step (tables.md);
-#   4. one benchmark table (tp-gpu-bench, bf16, 8 ranks on one GPU);
+#   4. one benchmark table (tp-gpu-bench, bf16, 8 ranks on one GPU), and the
+#      GEMMs of every schedule for Llama-3 70B and 405B layers, M = 512 to
+#      16384, against the cost model (tp-gpu-bench --sweep, then
+#      scripts/bench/gpu_sweep.py, which also fits the model's tiles:
+#      gpu-target-fitted.json);
 #   then the rest: the numerics on 1, 2, 4 and 8 ranks with more schedules,
 #   over NCCL (one process per GPU: every GPU when there are several, one
 #   rank otherwise, as NCCL refuses two ranks on one GPU), the transformer
@@ -43,9 +47,12 @@
 # cores, from the sizes: 0.25 s per tp-run on a CPU, plus ~1.5 s of CUDA and
 # cuBLASLt start per process, 8 processes at a time; NCCL start ~3 s):
 #   device query 2 s, unit tests 45 s, quick numerics 3 x 15 s, GPU glue
-#   5 s, transformer layer 3 x 15 s, benchmark 20 s, full numerics 35 + 45 s,
+#   5 s, transformer layer 3 x 15 s, benchmark 20 s, GEMM sweep 40 s
+#   (8 layers x 6 M x 10 schedules, each rank's calls 4 times, ~1 ms each;
+#   then 480 tp-opt runs on the CPU), full numerics 35 + 45 s,
 #   NCCL numerics 60 + 15 s, layer over NCCL 2 x 15 s, end to end 10 s, two
-#   more benchmarks 2 x 20 s: about 7 minutes, under 8.3 even at 1.2x.
+#   more benchmarks 2 x 20 s: about 8 minutes, under 8.3 only just; the
+#   budget cuts the last steps first.
 # Exits 1 on any failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -316,9 +323,20 @@ fi
 bench "benchmark bf16: 8 ranks on one GPU, M = 8192" --ranks 8 --tokens 8192 \
   --write-target "$out/gpu-target.json"
 
+# The GEMMs of every schedule against the cost model's prediction of them,
+# and the model's tiles fitted to them.
+step "GEMM sweep: every schedule's GEMMs, Llama 70B/405B, M 512-16384" 120 \
+  "$bin/tp-gpu-bench" --sweep "$out/gemm-sweep.csv"
+step "GEMM sweep against the h100-nvlink model" 120 \
+  python3 "$root/scripts/bench/gpu_sweep.py" --measured "$out/gemm-sweep.csv" \
+  --tp-opt "$bin/tp-opt" --write-target "$out/gpu-target-fitted.json"
+{ echo "### GEMM sweep against the h100-nvlink model"; echo
+  grep -hE '^\||within|fastest' "$out/$(printf '%02d' "$steps")"-*.log 2> /dev/null; echo; } \
+  >> "$out/tables.md"
+
 # The rest.
 step "numerics: every bf16 pattern on 1, 2, 4, 8 ranks" 150 \
-  "${numerics[@]}" --ranks 1 2 4 8 --dtypes bf16 --schedules per_peer:1 ring:2 -- \
+  "${numerics[@]}" --ranks 1 2 4 8 --dtypes bf16 --schedules per_peer:1 ring:2 coalesced:2 -- \
   ag_matmul_bias_t ag_kdim ag_reshape_seq ag_bmm ag_multi_partial \
   rs_matmul rs_lastdim_avg rs_reshape_bias rs_addend rs_unreduced rs_bmm linear_mlp
 step "numerics: every scaled pattern on 1, 2, 4, 8 ranks" 150 \

@@ -110,8 +110,11 @@ def main():
             us = {key: float(m.group(key)) for key in
                   ("unfused", "fused", "comm", "gemm", "pieces", "transfers")}
             best = predict(args.tp_opt, preset, program(gather, r, n, k, dt), tmp, forced=False)
-            chosen = re.search(r"fused for '[^']*' with (\S+), (\d+) (?:piece|GEMM)", best)
-            decision = f"fuse ({chosen.group(1)}, {chosen.group(2)})" if chosen else "unfused"
+            chosen = re.search(r"fused for '[^']*' with (\S+), (\d+) (?:piece|GEMM)[^:]*?"
+                               r"(?: on (\d+) streams)?:", best)
+            decision = (f"fuse ({chosen.group(1)}, {chosen.group(2)}"
+                        + (f", {chosen.group(3)} streams" if chosen.group(3) else "") + ")"
+                        if chosen else "unfused")
             if label.startswith("FLUX"):
                 # FLUX sends its partials in the output type, not fp32 as our
                 # reduce-scatter does: the same bytes as gathering r x N.

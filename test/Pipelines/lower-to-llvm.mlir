@@ -11,8 +11,8 @@ shard.grid @tp(shape = 2)
 // CHECK-NOT: shard.grid
 // The dynamic slice's runtime check fails through puts() and abort().
 // CHECK-DAG:   llvm.func @abort()
-// CHECK-DAG:   llvm.func @_mlir_ciface_tp_rt_all_gather_matmul(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, i32, i32, i32, i64)
-// CHECK-DAG:   llvm.func @_mlir_ciface_tp_rt_matmul_reduce_scatter(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, i32, i32, i32, i32, i64)
+// CHECK-DAG:   llvm.func @_mlir_ciface_tp_rt_all_gather_matmul(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, i32, i32, i32, i64, i32)
+// CHECK-DAG:   llvm.func @_mlir_ciface_tp_rt_matmul_reduce_scatter(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32, i32, i32, i32, i32, i64, i32)
 // CHECK-DAG:   llvm.func @_mlir_ciface_tp_rt_buffer_f32(!llvm.ptr, i32, i32, !llvm.ptr)
 // CHECK-DAG:   llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
 // CHECK-LABEL: llvm.func @layer(

@@ -373,7 +373,7 @@ TEST_F(ABIRank, ABiasOfTheWrongLengthFailsTheFusedOp) {
   _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_BIAS, 0, &dbias.memref);
   _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
   _mlir_ciface_tp_rt_all_gather_matmul(&ctx, &text.memref, &grid.memref,
-                                       &axes.memref, 0, -1, 0, 0, 0, 0);
+                                       &axes.memref, 0, -1, 0, 0, 0, 0, 0);
   ASSERT_FALSE(ctx.error.isOk());
   EXPECT_EQ(ctx.error.message(),
             "'tp.all_gather_matmul' at t.mlir:4:5: bias tensor<3xf32> does "
@@ -505,7 +505,7 @@ TEST_F(ABIRank, UnknownAlgorithmCodesFailTheFusedOp) {
   _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
   _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
   _mlir_ciface_tp_rt_all_gather_matmul(&ctx, &text.memref, &grid.memref,
-                                       &axes.memref, 0, -1, 0, 0, 3, 0);
+                                       &axes.memref, 0, -1, 0, 0, 3, 0, 0);
   ASSERT_FALSE(ctx.error.isOk());
   EXPECT_EQ(ctx.error.message(),
             "'tp.all_gather_matmul' at t.mlir:6:5: unknown algorithm code 3 "

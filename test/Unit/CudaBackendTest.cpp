@@ -152,6 +152,8 @@ void compareFused(int ranks, const MakeBackend &makeCuda) {
             ag.transposeB = true;
             ag.returnGathered = true;
             ag.schedule = {algorithm, chunks};
+            // Pieces of 3 per rank on 2 compute streams at once.
+            ag.schedule.streams = chunks == 3 ? 2 : 1;
             ag.site = "fused ag";
             std::vector<Tensor> first;
             TP_RETURN_IF_ERROR(b.allGatherMatmul(g, ag, first));
@@ -164,7 +166,7 @@ void compareFused(int ranks, const MakeBackend &makeCuda) {
             rs.dim = 1;
             rs.transposeB = true;
             rs.returnUnreduced = true;
-            rs.schedule = {algorithm, chunks};
+            rs.schedule = ag.schedule;
             rs.site = "fused rs";
             std::vector<Tensor> second;
             TP_RETURN_IF_ERROR(b.matmulReduceScatter(g, rs, second));

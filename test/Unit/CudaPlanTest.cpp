@@ -395,6 +395,25 @@ TEST(CudaPlanTest, CoalescedPartialsAreOneGemmPerRunWhereRowsStayTogether) {
             (std::vector<PartialGemm>{{2, 2, 4}}));
 }
 
+TEST(CudaPlanTest, ConcurrentStepsOnlyWhereTheyWriteApart) {
+  Schedule perPeer{Schedule::Algorithm::PerPeer, 2};
+  perPeer.streams = 2;
+  EXPECT_EQ(pieceStreamCount(perPeer, 16, /*serial=*/false), 2);
+  // A K-split gather or a weight gradient adds every step into one result;
+  // scaled GEMMs' fallbacks share a workspace.
+  EXPECT_EQ(pieceStreamCount(perPeer, 16, /*serial=*/true), 1);
+  // No more streams than steps, nor than kMaxPieceStreams.
+  EXPECT_EQ(pieceStreamCount(perPeer, 1, false), 1);
+  perPeer.streams = 64;
+  EXPECT_EQ(pieceStreamCount(perPeer, 16, false), kMaxPieceStreams);
+  // Coalesced steps wait for one another.
+  Schedule coalesced{Schedule::Algorithm::Coalesced, 2};
+  coalesced.streams = 2;
+  EXPECT_EQ(pieceStreamCount(coalesced, 3, false), 1);
+  Schedule ring{Schedule::Algorithm::Ring, 1};
+  EXPECT_EQ(pieceStreamCount(ring, 8, false), 1);
+}
+
 TEST(CudaPlanTest, ContractAccumulatesWide) {
   DType acc = DType::I32;
   for (DType type : {DType::F32, DType::BF16, DType::F16}) {

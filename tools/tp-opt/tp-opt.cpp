@@ -9,8 +9,13 @@
 // The input is read before upstream's driver parses it, so text nested
 // deeper than the parser's stack allows is refused with a message.
 //
+// --tp-print-target=NAME prints a cost-model target description (a preset
+// or a JSON file, checked) as JSON and reads no input: a starting point for
+// a description of one's own machine.
+//
 //===----------------------------------------------------------------------===//
 
+#include "tp/Dialect/TP/Transforms/CostModel.h"
 #include "tp/Pipelines/GlueToNVVM.h"
 #include "tp/Pipelines/Pipelines.h"
 #include "tp/Support/Nesting.h"
@@ -22,6 +27,12 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+static llvm::cl::opt<std::string> printTarget(
+    "tp-print-target",
+    llvm::cl::desc("Print a cost-model target description (a preset name or "
+                   "a JSON file) as JSON and exit"),
+    llvm::cl::value_desc("target"), llvm::cl::init(""));
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -37,6 +48,17 @@ int main(int argc, char **argv) {
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "tp: async tensor parallelism optimizer driver\n", registry);
+  if (!printTarget.empty()) {
+    std::string error;
+    std::optional<mlir::tp::TargetDescription> target =
+        mlir::tp::TargetDescription::load(printTarget, error);
+    if (!target) {
+      llvm::errs() << "tp-opt: --tp-print-target: " << error << "\n";
+      return 1;
+    }
+    llvm::outs() << target->toJSON() << "\n";
+    return 0;
+  }
   mlir::MlirOptMainConfig config =
       mlir::MlirOptMainConfig::createFromCLOptions();
   // Listing dialects or passes reads no input: upstream's driver does it.

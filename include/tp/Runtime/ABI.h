@@ -95,7 +95,8 @@ enum TPRtAlgorithm { TP_RT_PER_PEER = 0, TP_RT_RING = 1, TP_RT_COALESCED = 2 };
 
 /* Every op takes `site`, the op and its location as i8 text ("'tp.matmul' at
  * f.mlir:3:5"), for errors and traces. Group ops take the grid's shape and
- * the grid axes of the group as i64 buffers. `chunks` 0 means the default. */
+ * the grid axes of the group as i64 buffers. `chunks` and `streams` 0 mean
+ * the default. */
 
 /// Stages a buffer for the next op, one entry per element type (as
 /// upstream's printMemref* runner utilities): tp_rt_buffer_f32,
@@ -159,12 +160,12 @@ void _mlir_ciface_tp_rt_dequantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
 void _mlir_ciface_tp_rt_all_gather_matmul(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t scaling, int32_t transposeB,
-    int32_t returnGathered, int32_t algorithm, int64_t chunks);
+    int32_t returnGathered, int32_t algorithm, int64_t chunks, int32_t streams);
 void _mlir_ciface_tp_rt_matmul_reduce_scatter(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t reduction, int32_t scaling,
     int32_t transposeB, int32_t returnUnreduced, int32_t algorithm,
-    int64_t chunks);
+    int64_t chunks, int32_t streams);
 /// all_gather(x, dim) contracted over the gathered dim with each staged
 /// weight (tp.all_gather_contract): x is the INPUT, the other operands are
 /// WEIGHTs by index; products accumulate piece by piece and round once.
@@ -172,7 +173,7 @@ void _mlir_ciface_tp_rt_all_gather_contract(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t gatheredLhs,
     int32_t transposeA, int32_t transposeB, int32_t returnGathered,
-    int32_t algorithm, int64_t chunks);
+    int32_t algorithm, int64_t chunks, int32_t streams);
 
 /// Scalar conversions of f8E4M3FN and f8E5M2 (`dtype`), which LLVM lacks:
 /// the bits of an element to f32, and an f32 to the bits (to nearest even,

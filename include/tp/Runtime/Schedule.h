@@ -30,10 +30,17 @@ namespace tp::rt {
 ///  - coalesced: shares move whole, as per_peer moves them; the own share is
 ///    one GEMM, and the remote shares, in arrival order, merge into `chunks`
 ///    GEMMs (1: the two-GEMM form "own shard, then the rest").
+/// `streams`: how many GEMM steps a GPU may run at once, on as many compute
+/// streams (step i on stream i % streams), where they write disjoint
+/// results; steps that accumulate into one result (a gather along K, a
+/// weight gradient) stay on one, as a GPU backend decides. A CPU rank runs its
+/// steps one after another on the cores its BLAS shares: there the order is the
+/// schedule.
 struct Schedule {
   enum class Algorithm { Ring, PerPeer, Coalesced };
   Algorithm algorithm = Algorithm::PerPeer;
   int chunks = 1;
+  int streams = 1;
 
   /// "ring", "per_peer" or "coalesced", for messages and for the signature
   /// every rank of a fused op must agree on.

@@ -249,9 +249,10 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         lowering.hasGroup = true;
         int32_t algorithm = algorithmCode(o.getAlgorithm());
         int64_t chunks = o.getChunks().value_or(0);
-        lowering.attributes = {{dim, 64},        {-1, 32},
-                               {transposeB, 32}, {gathered, 32},
-                               {algorithm, 32},  {chunks, 64}};
+        int64_t streams = o.getStreams().value_or(0);
+        lowering.attributes = {
+            {dim, 64},       {-1, 32},     {transposeB, 32}, {gathered, 32},
+            {algorithm, 32}, {chunks, 64}, {streams, 32}};
         return success();
       })
       .Case([&](AllGatherContractOp o) {
@@ -281,13 +282,15 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         lowering.hasGroup = true;
         int32_t algorithm = algorithmCode(o.getAlgorithm());
         int64_t chunks = o.getChunks().value_or(0);
+        int64_t streams = o.getStreams().value_or(0);
         lowering.attributes = {{dim, 64},
                                {gatheredLhs, 32},
                                {o.getTransposeA(), 32},
                                {o.getTransposeB(), 32},
                                {gathered, 32},
                                {algorithm, 32},
-                               {chunks, 64}};
+                               {chunks, 64},
+                               {streams, 32}};
         return success();
       })
       .Case([&](AllGatherScaledMatmulOp o) {
@@ -318,8 +321,10 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         lowering.hasGroup = true;
         int32_t algorithm = algorithmCode(o.getAlgorithm());
         int64_t chunks = o.getChunks().value_or(0);
+        int64_t streams = o.getStreams().value_or(0);
         lowering.attributes = {{dim, 64},      {mode, 32},      {1, 32},
-                               {gathered, 32}, {algorithm, 32}, {chunks, 64}};
+                               {gathered, 32}, {algorithm, 32}, {chunks, 64},
+                               {streams, 32}};
         return success();
       })
       .Case<MatmulReduceScatterOp, ScaledMatmulReduceScatterOp>(
@@ -354,6 +359,8 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
                 plain ? plain.getAlgorithm() : scaled.getAlgorithm();
             int64_t chunks =
                 (plain ? plain.getChunks() : scaled.getChunks()).value_or(0);
+            int64_t streams =
+                (plain ? plain.getStreams() : scaled.getStreams()).value_or(0);
             lowering.dimRule = [=](unsigned result, int64_t d) {
               DimRule rule = productDim(a, bv, transposeB, d, std::nullopt, 1);
               bool isReduced = result == (unreduced ? 1u : 0u);
@@ -369,7 +376,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
             lowering.attributes = {{dim, 64},       {reduce, 32},
                                    {mode, 32},      {transposeB, 32},
                                    {unreduced, 32}, {algorithmValue, 32},
-                                   {chunks, 64}};
+                                   {chunks, 64},    {streams, 32}};
             return success();
           })
       .Default([&](Operation *) {

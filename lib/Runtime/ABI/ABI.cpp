@@ -13,6 +13,8 @@
 #include "tp/Runtime/RankContext.h"
 #include "tp/Runtime/Trace.h"
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -267,9 +269,10 @@ static Status toReduction(int32_t kind, Reduction &reduction) {
                        " (the runtime knows 0 sum, 1 avg, 2 max, 3 min)");
 }
 
-/// The schedule an ABI algorithm code and chunk count name; unknown codes
-/// are errors, as for reductions.
-static Status toSchedule(int32_t algorithm, int64_t chunks,
+/// The schedule an ABI algorithm code, chunk count and stream count name
+/// (counts of 0 mean the default); unknown codes are errors, as for
+/// reductions.
+static Status toSchedule(int32_t algorithm, int64_t chunks, int32_t streams,
                          Schedule &schedule) {
   schedule = Schedule();
   switch (algorithm) {
@@ -288,7 +291,10 @@ static Status toSchedule(int32_t algorithm, int64_t chunks,
         " (the runtime knows 0 per_peer, 1 ring, 2 coalesced)");
   }
   if (chunks > 0)
-    schedule.chunks = static_cast<int>(chunks);
+    schedule.chunks = static_cast<int>(
+        std::min<int64_t>(chunks, std::numeric_limits<int>::max()));
+  if (streams > 0)
+    schedule.streams = streams;
   return Status::ok();
 }
 
@@ -493,7 +499,8 @@ void _mlir_ciface_tp_rt_dequantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
 void _mlir_ciface_tp_rt_all_gather_matmul(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t scaling, int32_t transposeB,
-    int32_t returnGathered, int32_t algorithm, int64_t chunks) {
+    int32_t returnGathered, int32_t algorithm, int64_t chunks,
+    int32_t streams) {
   Call call(ctx, site);
   if (!call.live())
     return;
@@ -520,7 +527,8 @@ void _mlir_ciface_tp_rt_all_gather_matmul(
   args.dim = dim;
   args.transposeB = transposeB != 0;
   args.returnGathered = returnGathered != 0;
-  if (Status known = toSchedule(algorithm, chunks, args.schedule); !known)
+  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
+      !known)
     return call.fail(known.message());
   args.site = call.site;
   std::string mismatch = abi::checkAllGatherMatmul(args, group->size());
@@ -535,7 +543,7 @@ void _mlir_ciface_tp_rt_all_gather_contract(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t gatheredLhs,
     int32_t transposeA, int32_t transposeB, int32_t returnGathered,
-    int32_t algorithm, int64_t chunks) {
+    int32_t algorithm, int64_t chunks, int32_t streams) {
   Call call(ctx, site);
   if (!call.live())
     return;
@@ -558,7 +566,8 @@ void _mlir_ciface_tp_rt_all_gather_contract(
   args.transposeA = transposeA != 0;
   args.transposeB = transposeB != 0;
   args.returnGathered = returnGathered != 0;
-  if (Status known = toSchedule(algorithm, chunks, args.schedule); !known)
+  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
+      !known)
     return call.fail(known.message());
   args.site = call.site;
   // Shapes only known at run time are checked before any rank moves data.
@@ -575,7 +584,7 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t reduction, int32_t scaling,
     int32_t transposeB, int32_t returnUnreduced, int32_t algorithm,
-    int64_t chunks) {
+    int64_t chunks, int32_t streams) {
   Call call(ctx, site);
   if (!call.live())
     return;
@@ -598,7 +607,8 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
     return call.fail(known.message());
   args.transposeB = transposeB != 0;
   args.returnUnreduced = returnUnreduced != 0;
-  if (Status known = toSchedule(algorithm, chunks, args.schedule); !known)
+  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
+      !known)
     return call.fail(known.message());
   args.site = call.site;
   std::string mismatch = abi::checkMatmulReduceScatter(args, group->size());

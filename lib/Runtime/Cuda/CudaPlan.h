@@ -405,6 +405,23 @@ private:
   std::vector<T *> pendingSlots;
 };
 
+/// The most compute streams a fused op's GEMM steps run on at once.
+constexpr int kMaxPieceStreams = 4;
+
+/// How many compute streams the `steps` GEMM steps of `schedule` run on: its
+/// `streams`, at most kMaxPieceStreams and `steps`; one where the steps wait
+/// for one another (coalesced) or must not overlap (`serial`: they add into
+/// one result, as a gather along K or a weight gradient does, or share a
+/// workspace, as scaled GEMMs' fallbacks do).
+inline int pieceStreamCount(const Schedule &schedule, size_t steps,
+                            bool serial) {
+  if (serial || schedule.algorithm == Schedule::Algorithm::Coalesced)
+    return 1;
+  int64_t count = std::min<int64_t>(schedule.streams, kMaxPieceStreams);
+  count = std::min<int64_t>(count, static_cast<int64_t>(steps));
+  return static_cast<int>(std::max<int64_t>(count, 1));
+}
+
 /// One GEMM of a matmul-reduce-scatter's partials: rows [lo, hi) of the
 /// partial for `destination`; destination 0 with [lo, hi) past one slice is
 /// a run of whole slices, written as consecutive rows of the workspace.

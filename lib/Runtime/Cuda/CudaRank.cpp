@@ -37,6 +37,8 @@ CudaRank::~CudaRank() {
   for (cudaEvent_t e : {forkEvent, joinEvent})
     if (e)
       cudaEventDestroy(e);
+  for (cudaStream_t stream : pieceStreams)
+    cudaStreamDestroy(stream);
   if (compute)
     cudaStreamDestroy(compute);
   if (comm)
@@ -95,6 +97,43 @@ Status CudaRank::joinIntoCompute(cudaStream_t stream,
     return Status::ok();
   TP_CUDA(cudaEventRecord(joinEvent, stream));
   TP_CUDA(cudaStreamWaitEvent(compute, joinEvent, 0));
+  return Status::ok();
+}
+
+Status CudaRank::forkPieceStreams(int count, const std::string &context,
+                                  std::vector<cudaStream_t> &streams) {
+  streams.assign(1, compute);
+  if (count <= 1)
+    return Status::ok();
+  if (pieceStreams.size() + 1 < size_t(count) && capturing)
+    return Status::error(context + ": this step runs its GEMMs on " +
+                         std::to_string(count) +
+                         " streams, more than the step before the CUDA graph "
+                         "capture made; the capture cannot make streams");
+  int lowest = 0, highest = 0;
+  TP_CUDA(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+  while (pieceStreams.size() + 1 < size_t(count)) {
+    cudaStream_t stream;
+    TP_CUDA(
+        cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, lowest));
+    pieceStreams.push_back(stream);
+    TP_RETURN_IF_ERROR(gemm.reserveWorkspace(stream, context));
+  }
+  for (cudaEvent_t *e : {&forkEvent, &joinEvent})
+    if (!*e)
+      TP_CUDA(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+  TP_CUDA(cudaEventRecord(forkEvent, compute));
+  for (int i = 1; i < count; ++i) {
+    TP_CUDA(cudaStreamWaitEvent(pieceStreams[i - 1], forkEvent, 0));
+    streams.push_back(pieceStreams[i - 1]);
+  }
+  return Status::ok();
+}
+
+Status CudaRank::joinPieceStreams(const std::vector<cudaStream_t> &streams,
+                                  const std::string &context) {
+  for (cudaStream_t stream : streams)
+    TP_RETURN_IF_ERROR(joinIntoCompute(stream, context));
   return Status::ok();
 }
 

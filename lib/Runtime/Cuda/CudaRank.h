@@ -254,12 +254,22 @@ protected:
   /// planScatter (plus their part of the addend), in fp32: one GEMM per run
   /// where dW keeps the run's rows together, else one per piece.
   Status computePartialStep(const MatmulReduceScatterArgs &args,
-                            const ReduceScatterPlan &plan,
-                            const GemmStep &step);
+                            const ReduceScatterPlan &plan, const GemmStep &step,
+                            cudaStream_t stream);
   /// ... piece [lo, hi) of the partial destined to rank `destination`.
   Status computePartialPiece(const MatmulReduceScatterArgs &args,
                              const ReduceScatterPlan &plan, int destination,
-                             int64_t lo, int64_t hi);
+                             int64_t lo, int64_t hi, cudaStream_t stream);
+  /// The `count` streams a fused op's GEMM steps run on (step i on stream
+  /// i % count): the compute stream, then more of its priority (made once,
+  /// each with its cuBLASLt workspace), each waiting for the work enqueued
+  /// on the compute stream so far.
+  Status forkPieceStreams(int count, const std::string &context,
+                          std::vector<cudaStream_t> &streams);
+  /// Makes the compute stream wait for the work on `streams` (all but the
+  /// compute stream itself): what follows sees every step's result.
+  Status joinPieceStreams(const std::vector<cudaStream_t> &streams,
+                          const std::string &context);
   /// Copies piece [lo, hi) of a slice-shaped fp32 (or `elemBytes`) buffer:
   /// slices of the product along the scattered dim, or column blocks for an
   /// N split. Pitches and starts count elements along that dim.
@@ -288,6 +298,8 @@ protected:
   HostTransfers transfers;
   bool capturing = false;
   cudaEvent_t forkEvent = nullptr, joinEvent = nullptr;
+  /// Compute streams beyond the first, for concurrent GEMM steps.
+  std::vector<cudaStream_t> pieceStreams;
 };
 
 } // namespace tp::rt::cuda

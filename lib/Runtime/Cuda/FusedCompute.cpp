@@ -157,9 +157,19 @@ Status CudaRank::multiplyGatheredPieces(const AllGatherMatmulArgs &args,
   const std::string &context = args.site;
   const Tensor &a = *args.a.data;
   const size_t es = p.elementBytes;
-  for (const GemmStep &step : planGather(p.g, p.me, args.schedule, p.extL)) {
+  const std::vector<GemmStep> plan =
+      planGather(p.g, p.me, args.schedule, p.extL);
+  // K pieces add into one accumulator, and scaled GEMMs' fallbacks share a
+  // workspace: those stay on one stream.
+  std::vector<cudaStream_t> streams;
+  TP_RETURN_IF_ERROR(forkPieceStreams(
+      pieceStreamCount(args.schedule, plan.size(), p.kSplit || p.scaled),
+      context, streams));
+  for (size_t index = 0; index < plan.size(); ++index) {
+    const GemmStep &step = plan[index];
+    cudaStream_t stream = streams[index % streams.size()];
     for (const PieceRef &piece : step.pieces)
-      TP_CUDA(cudaStreamWaitEvent(compute, events[piece.ordinal], 0));
+      TP_CUDA(cudaStreamWaitEvent(stream, events[piece.ordinal], 0));
     for (const ExtentRun &run : step.runs(p.extL)) {
       for (size_t i = 0; i < args.bs.size(); ++i) {
         const Operand &b = args.bs[i];
@@ -185,7 +195,7 @@ Status CudaRank::multiplyGatheredPieces(const AllGatherMatmulArgs &args,
               static_cast<uint8_t *>(p.dB[i]) + (trans ? col0 : col0 * n) * es;
           TP_RETURN_IF_ERROR(gemm.run(q,
                                       static_cast<uint8_t *>(p.dG) + col0 * es,
-                                      bPtr, p.dAcc[i], compute, context));
+                                      bPtr, p.dAcc[i], stream, context));
           continue;
         }
         int64_t row0 = run.begin * p.rowsPerSlab;
@@ -208,7 +218,7 @@ Status CudaRank::multiplyGatheredPieces(const AllGatherMatmulArgs &args,
           q.smCountTarget = fusedGemmSms;
           TP_RETURN_IF_ERROR(gemm.run(
               q, static_cast<uint8_t *>(p.dG) + row0 * p.k * es, p.dB[i],
-              static_cast<uint8_t *>(p.dD[i]) + row0 * n * outEs, compute,
+              static_cast<uint8_t *>(p.dD[i]) + row0 * n * outEs, stream,
               context));
           continue;
         }
@@ -224,12 +234,13 @@ Status CudaRank::multiplyGatheredPieces(const AllGatherMatmulArgs &args,
           TP_RETURN_IF_ERROR(scaledGemm(
               args.a, static_cast<uint8_t *>(p.dG) + r0 * p.k * es, aScale, b,
               p.dB[i], p.dBS[i], rows, n, p.k, p.dBias[i], args.outTypes[i],
-              static_cast<uint8_t *>(p.dD[i]) + r0 * n * outEs, compute,
-              context, fusedGemmSms));
+              static_cast<uint8_t *>(p.dD[i]) + r0 * n * outEs, stream, context,
+              fusedGemmSms));
         }
       }
     }
   }
+  TP_RETURN_IF_ERROR(joinPieceStreams(streams, context));
   if (p.kSplit)
     for (size_t i = 0; i < args.bs.size(); ++i)
       TP_CUDA(launchConvert(static_cast<float *>(p.dAcc[i]),
@@ -364,19 +375,20 @@ cudaError_t CudaRank::copyPiece(const ReduceScatterPlan &p, const void *src,
 
 Status CudaRank::computePartialStep(const MatmulReduceScatterArgs &args,
                                     const ReduceScatterPlan &p,
-                                    const GemmStep &step) {
+                                    const GemmStep &step, cudaStream_t stream) {
   // A row split with one outer block keeps the partials of consecutive
   // ranks as consecutive rows of dW: a run of them is one GEMM.
   for (const PartialGemm &call :
        partialGemms(step, p.extL, !p.nSplit && p.split.outer == 1))
-    TP_RETURN_IF_ERROR(
-        computePartialPiece(args, p, call.destination, call.lo, call.hi));
+    TP_RETURN_IF_ERROR(computePartialPiece(args, p, call.destination, call.lo,
+                                           call.hi, stream));
   return Status::ok();
 }
 
 Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
                                      const ReduceScatterPlan &p, int c,
-                                     int64_t lo, int64_t hi) {
+                                     int64_t lo, int64_t hi,
+                                     cudaStream_t stream) {
   const std::string &context = args.site;
   const Tensor &a = *args.a.data;
   const size_t es = p.elementBytes;
@@ -386,7 +398,7 @@ Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
   if (p.dAddend)
     TP_CUDA(copyPiece(p, p.dAddend, p.nSplit ? p.n : p.split.extent, c * p.extL,
                       w, std::max(p.extL, hi), 0, lo, hi, sizeof(float),
-                      cudaMemcpyDeviceToDevice, compute));
+                      cudaMemcpyDeviceToDevice, stream));
   GemmProblem q;
   q.n = p.n;
   q.k = p.k;
@@ -405,12 +417,12 @@ Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
     const uint8_t *b =
         static_cast<uint8_t *>(p.dB) + (p.transposeB ? n0 * p.k : n0) * es;
     if (!p.scaled)
-      return gemm.run(q, p.dA, b, w + lo, compute, context);
+      return gemm.run(q, p.dA, b, w + lo, stream, context);
     const uint8_t *bScale = static_cast<uint8_t *>(p.dBS) +
                             n0 * (args.b.scale->numElements() / p.n) *
                                 byteSize(args.b.scale->dtype());
     return scaledGemm(args.a, p.dA, p.dAS, args.b, b, bScale, p.totalRows,
-                      hi - lo, p.k, nullptr, DType::F32, w + lo, compute,
+                      hi - lo, p.k, nullptr, DType::F32, w + lo, stream,
                       context, fusedGemmSms);
   }
   if (!p.scaled) {
@@ -421,7 +433,7 @@ Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
     q.strideD = p.extL * p.rowsPerSlab * p.n;
     int64_t row0 = (c * p.extL + lo) * p.rowsPerSlab;
     return gemm.run(q, static_cast<uint8_t *>(p.dA) + row0 * p.k * es, p.dB,
-                    w + lo * p.rowsPerSlab * p.n, compute, context);
+                    w + lo * p.rowsPerSlab * p.n, stream, context);
   }
   int64_t scalePerRow =
       args.a.scale->rank() == 0 ? 0 : args.a.scale->numElements() / p.totalRows;
@@ -432,7 +444,7 @@ Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
     TP_RETURN_IF_ERROR(scaledGemm(
         args.a, static_cast<uint8_t *>(p.dA) + row0 * p.k * es, aScale, args.b,
         p.dB, p.dBS, (hi - lo) * p.rowsPerSlab, p.n, p.k, nullptr, DType::F32,
-        w + (o * p.extL + lo) * p.rowsPerSlab * p.n, compute, context,
+        w + (o * p.extL + lo) * p.rowsPerSlab * p.n, stream, context,
         fusedGemmSms));
   }
   return Status::ok();

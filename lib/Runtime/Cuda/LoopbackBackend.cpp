@@ -448,14 +448,20 @@ Status LoopbackBackend::matmulReduceScatter(const Group &group,
   Status status;
   // Partials for the next ranks first, this rank's own slice last.
   const PieceOrder order(g, me, Schedule::Algorithm::PerPeer);
-  for (const GemmStep &step : planScatter(g, me, plan.schedule, extL)) {
-    status = computePartialStep(args, plan, step);
-    for (const PieceRef &made : step.pieces)
+  const std::vector<GemmStep> steps = planScatter(g, me, plan.schedule, extL);
+  std::vector<cudaStream_t> streams;
+  status = forkPieceStreams(
+      pieceStreamCount(plan.schedule, steps.size(), /*serial=*/plan.scaled),
+      context, streams);
+  for (size_t index = 0; index < steps.size() && status.isOk(); ++index) {
+    cudaStream_t stream = streams[index % streams.size()];
+    status = computePartialStep(args, plan, steps[index], stream);
+    for (const PieceRef &made : steps[index].pieces)
       if (status.isOk())
-        status = announce(*ex, me, made.ordinal, compute, context);
-    if (!status.isOk())
-      break;
+        status = announce(*ex, me, made.ordinal, stream, context);
   }
+  if (status.isOk())
+    status = joinPieceStreams(streams, context);
   // Stage every rank's partial for this rank's slice, then reduce once.
   for (int j = 0; j < chunks && status.isOk(); ++j) {
     auto [lo, hi] = pieceRange(extL, chunks, j);

@@ -650,11 +650,19 @@ Status NcclBackend::matmulReduceScatter(const Group &group,
   const PieceOrder order(g, me, Schedule::Algorithm::PerPeer);
   // Compute: partials for the next ranks first, this rank's own last; event
   // (step - 1) * chunks + j marks piece j of step `step` written.
-  for (const GemmStep &step : planScatter(g, me, plan.schedule, plan.extL)) {
-    TP_RETURN_IF_ERROR(computePartialStep(args, plan, step));
-    for (const PieceRef &made : step.pieces)
-      TP_CUDA(cudaEventRecord(events[made.ordinal], compute));
+  const std::vector<GemmStep> steps =
+      planScatter(g, me, plan.schedule, plan.extL);
+  std::vector<cudaStream_t> streams;
+  TP_RETURN_IF_ERROR(forkPieceStreams(
+      pieceStreamCount(plan.schedule, steps.size(), /*serial=*/plan.scaled),
+      context, streams));
+  for (size_t index = 0; index < steps.size(); ++index) {
+    cudaStream_t stream = streams[index % streams.size()];
+    TP_RETURN_IF_ERROR(computePartialStep(args, plan, steps[index], stream));
+    for (const PieceRef &made : steps[index].pieces)
+      TP_CUDA(cudaEventRecord(events[made.ordinal], stream));
   }
+  TP_RETURN_IF_ERROR(joinPieceStreams(streams, context));
   // Communication: at step s, send the partial for the rank s to the right,
   // take the partial of the rank s to the left; then stage this rank's own.
   for (int step = 1; step < g; ++step) {

@@ -56,10 +56,11 @@ func.func @gather_dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // CHECK:           %[[RG:.*]] = arith.constant 1 : i32
 // CHECK:           %[[RING:.*]] = arith.constant 1 : i32
 // CHECK:           %[[CHUNKS:.*]] = arith.constant 2 : i64
-// CHECK:           func.call @tp_rt_all_gather_matmul(%[[CTX]], %{{.*}}, %{{.*}}, %{{.*}}, %[[D]], %[[UNSCALED]], %[[TB]], %[[RG]], %[[RING]], %[[CHUNKS]])
+// CHECK:           %[[STREAMS:.*]] = arith.constant 3 : i32
+// CHECK:           func.call @tp_rt_all_gather_matmul(%[[CTX]], %{{.*}}, %{{.*}}, %{{.*}}, %[[D]], %[[UNSCALED]], %[[TB]], %[[RG]], %[[RING]], %[[CHUNKS]], %[[STREAMS]])
 // CHECK:         return %[[G]], %[[Q]], %[[K]]
 func.func @fused(%x: tensor<2x16xbf16>, %wq: tensor<8x16xbf16>, %wk: tensor<4x16xbf16>, %bk: tensor<4xbf16>) -> (tensor<8x16xbf16>, tensor<8x8xbf16>, tensor<8x4xbf16>) {
-  %g, %q, %k = tp.all_gather_matmul %x, [%wq, %wk bias %bk] on @tp axes = [0] dim = 0 transpose_b return_gathered {algorithm = #tp.algorithm<ring>, chunks = 2 : i64}
+  %g, %q, %k = tp.all_gather_matmul %x, [%wq, %wk bias %bk] on @tp axes = [0] dim = 0 transpose_b return_gathered {algorithm = #tp.algorithm<ring>, chunks = 2 : i64, streams = 3 : i64}
       : (tensor<2x16xbf16>, tensor<8x16xbf16>, tensor<4x16xbf16>, tensor<4xbf16>) -> (tensor<8x16xbf16>, tensor<8x8xbf16>, tensor<8x4xbf16>)
   return %g, %q, %k : tensor<8x16xbf16>, tensor<8x8xbf16>, tensor<8x4xbf16>
 }
@@ -131,7 +132,8 @@ shard.grid @tp(shape = 4)
 // CHECK-NEXT:      %[[RG:.*]] = arith.constant 1 : i32
 // CHECK-NEXT:      %[[RING:.*]] = arith.constant 1 : i32
 // CHECK-NEXT:      %[[CHUNKS:.*]] = arith.constant 3 : i64
-// CHECK-NEXT:      func.call @tp_rt_all_gather_contract(%[[CTX]], %{{.*}}, %{{.*}}, %{{.*}}, %[[DIM]], %[[LHS]], %[[TA]], %[[TB]], %[[RG]], %[[RING]], %[[CHUNKS]])
+// CHECK-NEXT:      %[[STREAMS:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      func.call @tp_rt_all_gather_contract(%[[CTX]], %{{.*}}, %{{.*}}, %{{.*}}, %[[DIM]], %[[LHS]], %[[TA]], %[[TB]], %[[RG]], %[[RING]], %[[CHUNKS]], %[[STREAMS]])
 // CHECK:         return %[[G]], %[[P]]
 func.func @contract_dynamic(%a: tensor<?x4xf32>, %b: tensor<16x?xf32>) -> (tensor<?x16xf32>, tensor<?x?xf32>) {
   %g, %p = tp.all_gather_contract %a, [%b] on @tp axes = [0] dim = 1 gathered_lhs return_gathered {algorithm = #tp.algorithm<ring>, chunks = 3 : i64}

@@ -7,7 +7,7 @@ the CPU backend twice (as written, and after `tp-async-tp{algorithm chunks}`)
 on the same seeded inputs and requires every result on every rank to match.
 
     fusion_numerics.py --tp-opt BIN --tp-run BIN PATTERN... [--ranks 1 2 3 4 8]
-                       [--dtypes f32 bf16] [--schedules per_peer:1 ring:3]
+                       [--dtypes f32 bf16] [--schedules per_peer:1 ring:3 per_peer:2:2]
                        [--backend cuda --compare-backend cpu --tolerance X]
                        [--transport mpi|nccl] [--jobs N]
 
@@ -472,10 +472,13 @@ def main():
                         total += 1
                         continue
                     for schedule in args.schedules:
-                        algorithm, chunks = schedule.split(":")
+                        # algorithm:chunks, or algorithm:chunks:streams
+                        algorithm, chunks, *streams = schedule.split(":")
                         total += 1
-                        fused = f"cse,tp-async-tp{{algorithm={algorithm} chunks={chunks}}}"
-                        runs.append((f"{pattern} g={g} {dt} {algorithm}/{chunks}",
+                        fused = (f"cse,tp-async-tp{{algorithm={algorithm} chunks={chunks}"
+                                 + (f" streams={streams[0]}" if streams else "") + "}")
+                        label = f"{algorithm}/{chunks}" + (f"/{streams[0]}" if streams else "")
+                        runs.append((f"{pattern} g={g} {dt} {label}",
                                      [args.tp_run, path, "--ranks", str(g), "--seed", str(g),
                                       "--pipeline", fused, "--compare-pipeline", ""] + backends))
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:

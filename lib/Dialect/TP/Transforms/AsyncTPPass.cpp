@@ -214,14 +214,18 @@ static std::optional<CollectiveMatmulShape> shapeOf(ReduceScatterOp op) {
 static std::string describePrediction(const SchedulePrediction &p) {
   const bool coalesced = p.algorithm == Algorithm::Coalesced;
   std::string text =
-      llvm::formatv("{0}, {1} {2}{3}: predicted unfused {4:F1} us, fused "
-                    "{5:F1} us, {6:F0}% of the communication hidden",
-                    stringifyAlgorithm(p.algorithm), p.chunks,
-                    coalesced ? "GEMM" : "piece",
-                    coalesced ? (p.chunks == 1 ? " for the remote shards"
-                                               : "s for the remote shards")
-                              : (p.chunks == 1 ? " per rank" : "s per rank"),
-                    p.unfused * 1e6, p.fused * 1e6, p.hidden * 100)
+      llvm::formatv(
+          "{0}, {1} {2}{3}: predicted unfused {4:F1} us, fused "
+          "{5:F1} us, {6:F0}% of the communication hidden",
+          stringifyAlgorithm(p.algorithm), p.chunks,
+          coalesced ? "GEMM" : "piece",
+          coalesced ? (p.chunks == 1 ? " for the remote shards"
+                                     : "s for the remote shards")
+                    : (p.chunks == 1 ? " per rank" : "s per rank") +
+                          (p.streams > 1
+                               ? " on " + std::to_string(p.streams) + " streams"
+                               : std::string()),
+          p.unfused * 1e6, p.fused * 1e6, p.hidden * 100)
           .str();
   if (!p.wholeGemm || !p.piece)
     return text;
@@ -281,12 +285,14 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
   using TPAsyncTPBase::TPAsyncTPBase;
 
   void setSchedule(Operation *fused, std::optional<Algorithm> schedule,
-                   int64_t pieces) {
+                   int64_t pieces, int64_t concurrentStreams) {
     Builder b(&getContext());
     if (schedule)
       fused->setAttr("algorithm", AlgorithmAttr::get(&getContext(), *schedule));
     if (pieces > 0)
       fused->setAttr("chunks", b.getI64IntegerAttr(pieces));
+    if (concurrentStreams > 0)
+      fused->setAttr("streams", b.getI64IntegerAttr(concurrentStreams));
   }
 
   /// 'tp-axis' is -1 or an axis of some grid the pass can see.
@@ -340,6 +346,12 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
       emitError(getOperation()->getLoc(),
                 "tp-async-tp: 'chunks' must be positive or 0, got ")
           << static_cast<int>(chunks);
+      return signalPassFailure();
+    }
+    if (streams < 0) {
+      emitError(getOperation()->getLoc(),
+                "tp-async-tp: 'streams' must be positive or 0, got ")
+          << static_cast<int>(streams);
       return signalPassFailure();
     }
 
@@ -410,11 +422,13 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
         shape = gather ? shapeOf(cast<AllGatherOp>(op))
                        : shapeOf(cast<ReduceScatterOp>(op));
       if (shape) {
-        prediction = schedule || chunks > 0
-                         ? predictSchedule(*targetDescription, *shape,
-                                           schedule.value_or(Algorithm::PerPeer),
-                                           chunks > 0 ? chunks : 1)
-                         : chooseSchedule(*targetDescription, *shape);
+        prediction =
+            schedule || chunks > 0 || streams > 0
+                ? predictSchedule(*targetDescription, *shape,
+                                  schedule.value_or(Algorithm::PerPeer),
+                                  chunks > 0 ? chunks : 1,
+                                  streams > 0 ? streams : 1)
+                : chooseSchedule(*targetDescription, *shape);
         if (!predictsGain(*targetDescription, *prediction)) {
           counts.add(nullptr);
           if (!emitRemarks)
@@ -443,13 +457,17 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
               : fuseReduceScatter(rewriter, cast<ReduceScatterOp>(op), options);
       counts.add(report.fused);
       if (report.fused && prediction) {
-        setSchedule(report.fused, prediction->algorithm, prediction->chunks);
+        // One stream is the runtime's default: written only when forced.
+        setSchedule(report.fused, prediction->algorithm, prediction->chunks,
+                    streams > 0               ? streams
+                    : prediction->streams > 1 ? prediction->streams
+                                              : 0);
         if (emitRemarks)
           emitRemark(loc) << (gather ? "all-gather" : "reduce-scatter")
                           << " fused for '" << targetDescription->name
                           << "' with " << describePrediction(*prediction);
       } else if (report.fused) {
-        setSchedule(report.fused, schedule, chunks);
+        setSchedule(report.fused, schedule, chunks, streams);
       }
       if (!emitRemarks)
         continue;

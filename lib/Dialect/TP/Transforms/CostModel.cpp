@@ -251,11 +251,17 @@ static void simulateCoalesced(
 /// (as the CUDA backend does).
 static SchedulePrediction predictGpu(const TargetDescription &target,
                                      const CollectiveMatmulShape &shape,
-                                     Algorithm algorithm, int64_t chunks) {
+                                     Algorithm algorithm, int64_t chunks,
+                                     int64_t streams) {
   const GpuModel &gpu = *target.gpu;
   SchedulePrediction p;
   p.algorithm = algorithm;
   p.chunks = chunks;
+  // Coalesced steps wait for one another: the runtime runs them on one
+  // stream.
+  if (algorithm == Algorithm::Coalesced)
+    streams = 1;
+  p.streams = streams;
   const int64_t g = shape.groupSize, peers = g - 1;
   const int64_t typeBytes = gpuType(gpu, shape.gemmType).elementBytes;
   p.unfusedComm = collectiveSeconds(target, shape);
@@ -272,7 +278,7 @@ static SchedulePrediction predictGpu(const TargetDescription &target,
           : 1.0;
   double rows = std::ceil(static_cast<double>(shape.rowsPerRank) / chunks);
   int64_t outBytes = shape.gather ? typeBytes : 4;
-  int64_t streams = gpu.computeStreams, pieces = g * chunks;
+  int64_t pieces = g * chunks;
   double rounds = std::ceil(static_cast<double>(pieces) / streams);
   double slowdown = peers > 0 ? 1 + target.overlapSlowdown : 1;
   auto computeOn = [&](int64_t sms, GpuGemmEstimate &piece) {
@@ -327,10 +333,14 @@ static SchedulePrediction predictGpu(const TargetDescription &target,
   double bytes = shape.gather ? bytesPerPeer(shape, shape.elementBytes)
                               : bytesPerPeer(shape, 4);
   // A copy engine takes one cudaMemcpyAsync per peer; NCCL one group of
-  // sends and receives per round.
-  p.fusedComm = fusedCommSeconds(target, shape, algorithm, chunks, bytes,
-                                 bandwidthShare,
-                                 gpu.transport == "copy_engine");
+  // sends and receives per round. The CUDA backend runs a reduce-scatter's
+  // ring as per_peer (running sums would serialize the steps).
+  Algorithm moves = !shape.gather && algorithm == Algorithm::Ring
+                        ? Algorithm::PerPeer
+                        : algorithm;
+  p.fusedComm =
+      fusedCommSeconds(target, shape, moves, chunks, bytes, bandwidthShare,
+                       gpu.transport == "copy_engine");
   // The last piece's GEMM waits for its data (gather), or the first piece's
   // data waits for its GEMM (scatter): either way one piece is not hidden.
   p.fused = std::max(compute, p.fusedComm + piece);
@@ -343,9 +353,10 @@ static SchedulePrediction predictGpu(const TargetDescription &target,
 SchedulePrediction mlir::tp::predictSchedule(const TargetDescription &target,
                                              const CollectiveMatmulShape &shape,
                                              Algorithm algorithm,
-                                             int64_t chunks) {
+                                             int64_t chunks, int64_t streams) {
   if (target.gpu)
-    return predictGpu(target, shape, algorithm, chunks);
+    return predictGpu(target, shape, algorithm, chunks,
+                      std::max<int64_t>(streams, 1));
   SchedulePrediction p;
   p.algorithm = algorithm;
   p.chunks = chunks;
@@ -392,20 +403,28 @@ SchedulePrediction
 mlir::tp::chooseSchedule(const TargetDescription &target,
                          const CollectiveMatmulShape &shape) {
   std::optional<SchedulePrediction> best;
+  // Concurrent pieces only where a GPU runs them (not coalesced's steps).
+  const int64_t maxStreams = target.gpu ? target.gpu->computeStreams : 1;
   for (Algorithm algorithm :
        {Algorithm::PerPeer, Algorithm::Ring, Algorithm::Coalesced})
-    for (int64_t chunks : {1, 2, 4, 8}) {
-      // A piece has at least one row; coalesced merges at most the g - 1
-      // remote shards.
-      if (chunks > 1 &&
-          (algorithm == Algorithm::Coalesced ? chunks >= shape.groupSize
-                                             : shape.rowsPerRank < chunks))
-        continue;
-      SchedulePrediction p =
-          predictSchedule(target, shape, algorithm, chunks);
-      if (!best || p.fused < best->fused)
-        best = p;
-    }
+    for (int64_t chunks : {1, 2, 4, 8})
+      for (int64_t streams = 1; streams <= maxStreams; ++streams) {
+        // A piece has at least one row; coalesced merges at most the g - 1
+        // remote shards, on one stream.
+        if (chunks > 1 &&
+            (algorithm == Algorithm::Coalesced ? chunks >= shape.groupSize
+                                               : shape.rowsPerRank < chunks))
+          continue;
+        if (streams > 1 && algorithm == Algorithm::Coalesced)
+          continue;
+        // A GPU runs a reduce-scatter's ring as per_peer.
+        if (target.gpu && !shape.gather && algorithm == Algorithm::Ring)
+          continue;
+        SchedulePrediction p =
+            predictSchedule(target, shape, algorithm, chunks, streams);
+        if (!best || p.fused < best->fused)
+          best = p;
+      }
   return *best;
 }
 

@@ -465,7 +465,8 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
         rewriter, loc, resultTypes, ag.getInput(), aScale, lead.aGlobal, bs,
         bScales, bGlobals, biases, ag.getGridAttr(), ag.getGridAxesAttr(),
         ag.getDimAttr(), ScalingModeAttr::get(rewriter.getContext(), lead.mode),
-        maskAttr, gatheredAttr, /*algorithm=*/nullptr, /*chunks=*/nullptr);
+        maskAttr, gatheredAttr, /*algorithm=*/nullptr, /*chunks=*/nullptr,
+        /*streams=*/nullptr);
     fused = op;
     products = op.getProducts();
   } else {
@@ -473,7 +474,8 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
         rewriter, loc, resultTypes, ag.getInput(), bs, biases, ag.getGridAttr(),
         ag.getGridAxesAttr(), ag.getDimAttr(), maskAttr,
         lead.transposeB ? rewriter.getUnitAttr() : UnitAttr(), gatheredAttr,
-        /*algorithm=*/nullptr, /*chunks=*/nullptr);
+        /*algorithm=*/nullptr, /*chunks=*/nullptr,
+        /*streams=*/nullptr);
     fused = op;
     products = op.getProducts();
   }

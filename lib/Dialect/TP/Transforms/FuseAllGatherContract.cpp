@@ -271,7 +271,8 @@ ContractFusion tp::fuseAllGatherContract(RewriterBase &rewriter,
       rewriter, rewriter.getFusedLoc(locs), resultTypes, ag.getInput(), others,
       ag.getGridAttr(), ag.getGridAxesAttr(), ag.getDimAttr(),
       unit(lead->gatheredLhs), unit(lead->transposeA), unit(lead->transposeB),
-      unit(returnGathered), /*algorithm=*/nullptr, /*chunks=*/nullptr);
+      unit(returnGathered), /*algorithm=*/nullptr, /*chunks=*/nullptr,
+      /*streams=*/nullptr);
 
   for (auto [c, product] : llvm::zip_equal(group, fused.getProducts())) {
     rewriter.replaceAllUsesWith(c.matmul.getResult(), product);

@@ -309,14 +309,16 @@ FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
         p.bGlobal, p.bias, rs.getGridAttr(), rs.getGridAxesAttr(),
         rs.getDimAttr(), rs.getReduceAttr(),
         ScalingModeAttr::get(rewriter.getContext(), p.mode), unreducedAttr,
-        /*algorithm=*/nullptr, /*chunks=*/nullptr);
+        /*algorithm=*/nullptr, /*chunks=*/nullptr,
+        /*streams=*/nullptr);
   } else {
     fused = MatmulReduceScatterOp::create(
         rewriter, loc, resultTypes, p.a, p.b, p.bias, p.addend,
         rs.getGridAttr(), rs.getGridAxesAttr(), rs.getDimAttr(),
         rs.getReduceAttr(), p.transposeB ? rewriter.getUnitAttr() : UnitAttr(),
         unreducedAttr,
-        /*algorithm=*/nullptr, /*chunks=*/nullptr);
+        /*algorithm=*/nullptr, /*chunks=*/nullptr,
+        /*streams=*/nullptr);
   }
 
   rewriter.replaceAllUsesWith(p.tail.back()->getResult(0),

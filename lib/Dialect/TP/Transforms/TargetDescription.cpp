@@ -21,6 +21,8 @@ using namespace mlir::tp;
 // own topology constants, never fitted to the published measurements they
 // are checked against (scripts/bench/gpu_published.py). "cpu": written by
 // scripts/bench/calibrate_cpu.py on the project's 2-core machine.
+// GPU schedules may run their pieces on up to 2 compute streams (the CUDA
+// backend gives each its own cuBLASLt workspace).
 //===----------------------------------------------------------------------===//
 
 // sm_90 tensor-core kernels: 128-row tiles (two consumer warpgroups) and
@@ -46,7 +48,8 @@ using namespace mlir::tp;
   ", \"latency\": 6.6e-6, \"step_latency\": 0.6e-6}}"
 #define TP_HOPPER(name, hbm, links, channels)                                  \
   "{\"name\": \"" name "\", \"gpu\": {\"sms\": 132, \"sustained\": 0.8, "      \
-  "\"hbm_bandwidth\": " hbm ", \"comm_sms\": {\"copy_engine\": 0, "            \
+  "\"hbm_bandwidth\": " hbm ", \"compute_streams\": 2, "                       \
+  "\"comm_sms\": {\"copy_engine\": 0, "                                        \
   "\"nccl\": 16}, \"nccl_channels\": " channels ", \"tiles\": " TP_SM90_TILES  \
   ", \"types\": {\"bf16\": {\"dense_flops\": 9.894e14, \"element_bytes\": 2}," \
   " \"f16\": {\"dense_flops\": 9.894e14, \"element_bytes\": 2}, \"f8\": "      \
@@ -68,6 +71,7 @@ static constexpr const char *kH800 =
 static constexpr const char *kA800 = R"({
   "name": "a800-nvlink",
   "gpu": {"sms": 108, "sustained": 0.8, "hbm_bandwidth": 2.039e12,
+          "compute_streams": 2,
           "comm_sms": {"copy_engine": 0, "nccl": 16}, "nccl_channels": 16,
           "tiles": )" TP_SM80_TILES R"(,
           "types": {"bf16": {"dense_flops": 3.12e14, "element_bytes": 2},
@@ -84,6 +88,7 @@ static constexpr const char *kA800 = R"({
 static constexpr const char *kL20 = R"({
   "name": "l20-pcie",
   "gpu": {"sms": 92, "sustained": 0.92, "hbm_bandwidth": 8.64e11,
+          "compute_streams": 2,
           "comm_sms": {"copy_engine": 0, "nccl": 16}, "nccl_channels": 2,
           "tiles": )" TP_SM89_TILES R"(,
           "types": {"bf16": {"dense_flops": 1.195e14, "element_bytes": 2},

@@ -1224,6 +1224,16 @@ func.func @agmm_chunks_zero(%x: tensor<8x64xf32>, %w: tensor<64x128xf32>) {
 
 shard.grid @tp(shape = 4)
 
+func.func @mmrs_streams_zero(%h: tensor<32x64xf32>, %w: tensor<64x16xf32>) {
+  // expected-error @+1 {{'tp.matmul_reduce_scatter' op attribute 'streams' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = tp.matmul_reduce_scatter %h, %w on @tp axes = [0] dim = 0 reduce = sum {streams = 0} : (tensor<32x64xf32>, tensor<64x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
 func.func @agmm_integer(%x: tensor<8x64xi32>, %w: tensor<64x128xi32>) {
   // expected-error @+1 {{'tp.all_gather_matmul' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<8x64xi32>'}}
   %0 = tp.all_gather_matmul %x, [%w] on @tp axes = [0] dim = 0 : (tensor<8x64xi32>, tensor<64x128xi32>) -> tensor<32x128xi32>

@@ -37,9 +37,12 @@ class TP_GroupOp<string mnemonic, list<Trait> traits = []>
   }];
 }
 
-// Optional schedule knobs of a fused op, set by later passes or by hand.
+// Optional schedule knobs of a fused op, set by later passes or by hand: the
+// algorithm, its pieces per rank (coalesced: GEMMs for the remote shards),
+// and how many GPU compute streams the GEMM steps may run on at once.
 defvar TP_ScheduleArgs = (ins OptionalAttr<TP_AlgorithmAttr>:$algorithm,
-                             OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$chunks);
+                             OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$chunks,
+                             OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$streams);
 
 def TP_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def TP_LowPrecisionTensor : RankedTensorOf<[F8E4M3FN, F8E5M2, F4E2M1FN]>;

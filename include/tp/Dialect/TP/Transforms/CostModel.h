@@ -64,8 +64,8 @@ struct GpuModel {
   double sustained = 1;
   /// Bytes per second.
   double hbmBandwidth = 0;
-  /// Streams the fused schedules' GEMM pieces run on (their tiles share the
-  /// SMs' waves).
+  /// The most compute streams a fused schedule's GEMM pieces may run on at
+  /// once (their tiles share the SMs' waves); the chooser tries 1 to this.
   int64_t computeStreams = 1;
   /// How the fused schedules move data: "copy_engine" or "nccl".
   std::string transport = "copy_engine";
@@ -136,6 +136,8 @@ struct GpuGemmEstimate {
 struct SchedulePrediction {
   Algorithm algorithm = Algorithm::PerPeer;
   int64_t chunks = 1;
+  /// GPU compute streams the pieces run on at once.
+  int64_t streams = 1;
   /// Seconds.
   double unfused = 0, fused = 0;
   /// The unfused collective and GEMM; the fused schedule's GEMM pieces (all
@@ -165,14 +167,18 @@ bool predictsGain(const TargetDescription &target, const SchedulePrediction &p);
 std::string explainLoss(const TargetDescription &target,
                         const SchedulePrediction &p);
 
-/// The predicted times of one schedule.
+/// The predicted times of one schedule, its pieces on up to `streams` GPU
+/// compute streams at once (ignored on targets without a GPU model, and by
+/// coalesced, whose steps wait for one another).
 SchedulePrediction predictSchedule(const TargetDescription &target,
                                    const CollectiveMatmulShape &shape,
-                                   Algorithm algorithm, int64_t chunks);
+                                   Algorithm algorithm, int64_t chunks,
+                                   int64_t streams = 1);
 
 /// The schedule with the smallest predicted fused time: ring and per_peer
-/// with 1, 2, 4 or 8 pieces per rank, and coalesced with the remote shards
-/// in 1, 2, 4 or 8 GEMMs (fewer than the group).
+/// with 1, 2, 4 or 8 pieces per rank on 1 to gpu.computeStreams streams,
+/// and coalesced with the remote shards in 1, 2, 4 or 8 GEMMs (fewer than
+/// the group).
 SchedulePrediction chooseSchedule(const TargetDescription &target,
                                   const CollectiveMatmulShape &shape);
 

@@ -27,6 +27,9 @@ def TPAsyncTP : Pass<"tp-async-tp"> {
     Option<"chunks", "chunks", "int", /*default=*/"0",
            "Pieces per rank written on every fused op (coalesced: GEMMs for "
            "the remote shards; 0: leave it to the runtime)">,
+    Option<"streams", "streams", "int", /*default=*/"0",
+           "GPU compute streams every fused op's pieces may run on at once "
+           "(0: leave it to the runtime, which uses one)">,
     Option<"reportCounts", "stats", "bool", /*default=*/"false",
            "Emit one remark at the op the pass runs on, counting fusions by "
            "kind and misses (Debian's LLVM is built without pass statistics)">,

@@ -36,8 +36,9 @@ import subprocess
 import sys
 import tempfile
 
+from gpu_published import program  # the per-rank program of a point, 8 ranks
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-G = 8
 
 UNFUSED_GEMM = re.compile(
     r"unfused: collective [\d.]+ us \+ GEMM (?P<us>[\d.]+) us "
@@ -48,25 +49,6 @@ FUSED_GEMMS = re.compile(
     r"(?:each piece|the largest) (?P<rows>\d+) rows \((?P<tiles>\d+) tiles of "
     r"(?P<tm>\d+)x(?P<tn>\d+), (?P<waves>\d+) waves? of [\d.]+ us"
     r"(?P<memory>, memory-bound)?\)")
-
-
-def program(gather, r, n, k):
-    """The per-rank program of one point (bf16, 8 ranks)."""
-    t = lambda *shape: "tensor<" + "x".join(map(str, shape)) + "xbf16>"
-    head = f"shard.grid @tp(shape = {G})\n"
-    if gather:
-        return head + f"""func.func @main(%x: {t(r, k)}, %w: {t(k, n)}) -> {t(G * r, n)} {{
-  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : {t(r, k)} -> {t(G * r, k)}
-  %y = tp.matmul %g, %w : {t(G * r, k)}, {t(k, n)} -> {t(G * r, n)}
-  return %y : {t(G * r, n)}
-}}
-"""
-    return head + f"""func.func @main(%h: {t(G * r, k)}, %w: {t(k, n)}) -> {t(r, n)} {{
-  %p = tp.matmul %h, %w : {t(G * r, k)}, {t(k, n)} -> {t(G * r, n)}
-  %y = tp.reduce_scatter %p on @tp axes = [0] dim = 0 reduce = sum : {t(G * r, n)} -> {t(r, n)}
-  return %y : {t(r, n)}
-}}
-"""
 
 
 def remark(tp_opt, target, text, algorithm, chunks, tmp, streams=1):
@@ -85,7 +67,7 @@ def remark(tp_opt, target, text, algorithm, chunks, tmp, streams=1):
 def predict(tp_opt, target, row, tmp):
     """(predicted us, tile (tm, tn) or None, memory-bound) for a CSV row."""
     gather = row["kind"] == "ag"
-    text = program(gather, int(row["rows_per_rank"]), int(row["n"]), int(row["k"]))
+    text = program(gather, int(row["rows_per_rank"]), int(row["n"]), int(row["k"]), "bf16")
     if row["schedule"] == "unfused":
         m = UNFUSED_GEMM.search(remark(tp_opt, target, text, "per_peer", 1, tmp))
         if not m:

@@ -49,7 +49,7 @@
 #   device query 2 s, unit tests 45 s, quick numerics 3 x 15 s, GPU glue
 #   5 s, transformer layer 3 x 15 s, benchmark 20 s, GEMM sweep 40 s
 #   (8 layers x 6 M x 10 schedules, each rank's calls 4 times, ~1 ms each;
-#   then 480 tp-opt runs on the CPU), full numerics 35 + 45 s,
+#   then 480 tp-opt runs, one per core), full numerics 35 + 45 s,
 #   NCCL numerics 60 + 15 s, layer over NCCL 2 x 15 s, end to end 10 s, two
 #   more benchmarks 2 x 20 s: about 8 minutes, under 8.3 only just; the
 #   budget cuts the last steps first.

@@ -27,6 +27,7 @@ allows, `sustained` rises instead. Everything else is TARGET's.
 A benchmark of the model, not a test: it runs nothing on a GPU itself.
 """
 import argparse
+import concurrent.futures
 import csv
 import json
 import os
@@ -35,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 
 from gpu_published import program  # the per-rank program of a point, 8 ranks
 
@@ -52,7 +54,7 @@ FUSED_GEMMS = re.compile(
 
 
 def remark(tp_opt, target, text, algorithm, chunks, tmp, streams=1):
-    path = os.path.join(tmp, "point.mlir")
+    path = os.path.join(tmp, f"point{threading.get_ident()}.mlir")
     with open(path, "w") as f:
         f.write(text)
     options = (f"target={target} emit-remarks algorithm={algorithm} chunks={chunks}"
@@ -120,9 +122,10 @@ def main():
     print(f"GEMMs of every schedule, predicted for '{args.target}' against measured\n")
     print("| layer | M | schedule | calls | predicted us | measured us | error | tile |")
     print("|---|---|---|---|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as tmp:
-        for row in rows:
-            predicted, tile, memory = predict(args.tp_opt, args.target, row, tmp)
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        predictions = pool.map(lambda row: predict(args.tp_opt, args.target, row, tmp), rows)
+        for row, (predicted, tile, memory) in zip(rows, predictions):
             measured = float(row["us"])
             if measured <= 0:
                 sys.exit(f"gpu_sweep.py: a measured time must be positive: {row}")

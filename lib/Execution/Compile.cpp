@@ -145,6 +145,8 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   bind("_mlir_ciface_tp_rt_dequantize", &_mlir_ciface_tp_rt_dequantize);
   bind("_mlir_ciface_tp_rt_all_gather_matmul",
        &_mlir_ciface_tp_rt_all_gather_matmul);
+  bind("_mlir_ciface_tp_rt_all_to_all_matmul",
+       &_mlir_ciface_tp_rt_all_to_all_matmul);
   bind("_mlir_ciface_tp_rt_all_gather_contract",
        &_mlir_ciface_tp_rt_all_gather_contract);
   bind("_mlir_ciface_tp_rt_matmul_reduce_scatter",

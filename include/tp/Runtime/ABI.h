@@ -161,6 +161,13 @@ void _mlir_ciface_tp_rt_all_gather_matmul(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t scaling, int32_t transposeB,
     int32_t returnGathered, int32_t algorithm, int64_t chunks, int32_t streams);
+/// tp.all_to_all_matmul: the blocks of A exchanged as tp.all_to_all
+/// (`split`, `concat`) does, each multiplied as it arrives.
+void _mlir_ciface_tp_rt_all_to_all_matmul(
+    TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
+    TPRtUnrankedMemRef *axes, int64_t split, int64_t concat, int32_t transposeB,
+    int32_t returnExchanged, int32_t algorithm, int64_t chunks,
+    int32_t streams);
 void _mlir_ciface_tp_rt_matmul_reduce_scatter(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t reduction, int32_t scaling,

@@ -68,6 +68,13 @@ struct AllGatherMatmulArgs {
   int64_t dim = 0;
   bool transposeB = false;
   bool returnGathered = false;
+  /// Set for an all_to_all_matmul: instead of the whole A, member j takes
+  /// block j of every rank's A cut into group-size blocks along this dim, and
+  /// the blocks it takes are stacked along `dim` in group order (what
+  /// tp.all_to_all does). A plain A only, and never the ring schedule (each
+  /// member takes a different block). `returnGathered` returns the stacked
+  /// blocks.
+  std::optional<int64_t> exchangeSplit;
   Schedule schedule;
   std::string site;
 };
@@ -125,6 +132,14 @@ inline Status allToAllShapes(const std::vector<int64_t> &input, int64_t split,
   shapes.result[concat] *= groupSize;
   return Status::ok();
 }
+
+/// Packs `input`'s group-size blocks along `split` side by side into
+/// `packed` (block j at j * blockBytes, each laid out as a tensor of the
+/// block's shape), the send buffer of an all-to-all. Fails, naming `site`,
+/// when the split dim does not divide.
+Status packAllToAllBlocks(const Tensor &input, int64_t split, int groupSize,
+                          const std::string &site, Tensor &packed,
+                          std::vector<int64_t> &blockShape);
 
 class Backend {
 public:

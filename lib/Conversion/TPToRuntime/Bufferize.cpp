@@ -255,6 +255,46 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
             {algorithm, 32}, {chunks, 64}, {streams, 32}};
         return success();
       })
+      .Case([&](AllToAllMatmulOp o) {
+        Value a = o.getA();
+        lowering.stage(TP_RT_ROLE_INPUT, a);
+        SmallVector<Value> bs(o.getBs());
+        for (auto [i, b] : llvm::enumerate(bs)) {
+          lowering.stage(TP_RT_ROLE_WEIGHT, b, i);
+          lowering.stage(TP_RT_ROLE_BIAS, o.getBiasOf(i), i);
+        }
+        int64_t split = o.getSplit(), concat = o.getConcat();
+        bool transposeB = o.getTransposeB(), exchanged = o.getReturnExchanged();
+        // The exchanged A: split divided by the group size, concat times it
+        // (both at once leave a dim whole).
+        auto exchangedDim = [=](int64_t d) {
+          if (split == concat || (d != split && d != concat))
+            return DimRule{a, d};
+          return d == split ? DimRule{a, d, DimRule::Divide, g}
+                            : DimRule{a, d, DimRule::Times, g};
+        };
+        int64_t last = cast<RankedTensorType>(a.getType()).getRank() - 1;
+        // A product has the exchanged A's dims but the last, which is B's N.
+        lowering.dimRule = [=](unsigned result, int64_t d) {
+          if (exchanged && result == 0)
+            return exchangedDim(d);
+          if (d == last) {
+            Value b = bs[result - (exchanged ? 1 : 0)];
+            int64_t bRank = cast<RankedTensorType>(b.getType()).getRank();
+            return DimRule{b, bRank - (transposeB ? 2 : 1)};
+          }
+          return exchangedDim(d);
+        };
+        lowering.entry = "tp_rt_all_to_all_matmul";
+        lowering.hasGroup = true;
+        int32_t algorithm = algorithmCode(o.getAlgorithm());
+        int64_t chunks = o.getChunks().value_or(0);
+        int64_t streams = o.getStreams().value_or(0);
+        lowering.attributes = {
+            {split, 64},     {concat, 64}, {transposeB, 32}, {exchanged, 32},
+            {algorithm, 32}, {chunks, 64}, {streams, 32}};
+        return success();
+      })
       .Case([&](AllGatherContractOp o) {
         Value x = o.getX();
         lowering.stage(TP_RT_ROLE_INPUT, x);
@@ -537,8 +577,8 @@ void tp::registerRuntimeCallBufferization(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, TPDialect *) {
     attachModels<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp,
                  MatmulOp, BatchMatmulOp, QuantizeOp, DequantizeOp,
-                 ScaledMatmulOp,
-                 AllGatherMatmulOp, AllGatherScaledMatmulOp, AllGatherContractOp,
-                 MatmulReduceScatterOp, ScaledMatmulReduceScatterOp>(context);
+                 ScaledMatmulOp, AllGatherMatmulOp, AllGatherScaledMatmulOp,
+                 AllGatherContractOp, AllToAllMatmulOp, MatmulReduceScatterOp,
+                 ScaledMatmulReduceScatterOp>(context);
   });
 }

@@ -539,6 +539,48 @@ void _mlir_ciface_tp_rt_all_gather_matmul(
   call.finish(status, results);
 }
 
+void _mlir_ciface_tp_rt_all_to_all_matmul(
+    TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
+    TPRtUnrankedMemRef *axes, int64_t split, int64_t concat, int32_t transposeB,
+    int32_t returnExchanged, int32_t algorithm, int64_t chunks,
+    int32_t streams) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  std::optional<Group> group = call.group(grid, axes);
+  if (!group)
+    return;
+  AllGatherMatmulArgs args;
+  const Tensor *a = call.require(TP_RT_ROLE_INPUT);
+  if (!a)
+    return;
+  args.a = Operand::plain(a);
+  int weights = call.count(TP_RT_ROLE_WEIGHT);
+  int firstProduct = returnExchanged ? 1 : 0;
+  for (int i = 0; i < weights; ++i) {
+    const Tensor *b = call.require(TP_RT_ROLE_WEIGHT, i);
+    if (!b)
+      return;
+    args.bs.push_back(Operand::plain(b));
+    args.biases.push_back(call.operand(TP_RT_ROLE_BIAS, i));
+    args.outTypes.push_back(call.resultType(firstProduct + i));
+  }
+  args.dim = concat;
+  args.exchangeSplit = split;
+  args.transposeB = transposeB != 0;
+  args.returnGathered = returnExchanged != 0;
+  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
+      !known)
+    return call.fail(known.message());
+  args.site = call.site;
+  std::string mismatch = abi::checkAllToAllMatmul(args, group->size());
+  if (!mismatch.empty())
+    return call.fail(mismatch);
+  std::vector<Tensor> results;
+  Status status = call.backend().allGatherMatmul(*group, args, results);
+  call.finish(status, results);
+}
+
 void _mlir_ciface_tp_rt_all_gather_contract(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t gatheredLhs,

@@ -139,6 +139,67 @@ std::string abi::checkAllGatherMatmul(const AllGatherMatmulArgs &args,
   return "";
 }
 
+std::string abi::checkAllToAllMatmul(const AllGatherMatmulArgs &args,
+                                     int groupSize) {
+  const Tensor &a = *args.a.data;
+  if (a.rank() < 2)
+    return "A must have at least 2 dims, got " + a.typeString();
+  if (args.a.isScaled())
+    return "an all-to-all exchanges plain A only";
+  const int64_t split = *args.exchangeSplit, concat = args.dim;
+  for (auto [name, dim] : {std::pair{"split", split}, {"concat", concat}})
+    if (dim < 0 || dim >= a.rank())
+      return std::string(name) + " dim " + std::to_string(dim) +
+             " is out of range for " + a.typeString();
+  if (args.schedule.ring())
+    return "an all-to-all exchange cannot run the ring schedule: each member "
+           "takes a different block (use per_peer or coalesced)";
+  if (a.dim(split) % groupSize != 0)
+    return "the split dim " + std::to_string(split) + " (" +
+           std::to_string(a.dim(split)) +
+           ") is not divisible by the group "
+           "size " +
+           std::to_string(groupSize);
+  std::vector<int64_t> exchanged = a.shape();
+  exchanged[split] /= groupSize;
+  if (__builtin_mul_overflow(exchanged[concat], int64_t(groupSize),
+                             &exchanged[concat]))
+    return "the concat dim of " + a.typeString() + " times the group size " +
+           "overflows int64";
+  for (size_t i = 0; i < args.bs.size(); ++i) {
+    std::string name = "B #" + std::to_string(i);
+    const Tensor &b = *args.bs[i].data;
+    int64_t bk = 0, n = 0;
+    std::string why;
+    if (b.rank() > 2) {
+      // One B per leading block: B's leading dims are A's, and the blocks
+      // stack along the rows.
+      std::vector<int64_t> leading(exchanged.begin(), exchanged.end() - 2);
+      if (concat != a.rank() - 2 || b.rank() != a.rank() ||
+          std::vector<int64_t>(b.shape().begin(), b.shape().end() - 2) !=
+              leading)
+        return name + " " + b.typeString() +
+               " is per batch, which needs the blocks stacked along the rows "
+               "(concat " +
+               std::to_string(a.rank() - 2) +
+               ") and B's leading dims equal to the exchanged A's";
+      bk = b.dim(b.rank() - (args.transposeB ? 1 : 2));
+      n = b.dim(b.rank() - (args.transposeB ? 2 : 1));
+    } else {
+      why = kAndN(name.c_str(), b, args.transposeB, bk, n);
+    }
+    if (why.empty() && bk != exchanged.back())
+      why = contractionMismatch("the exchanged A", exchanged.back(),
+                                *args.bs[i].data, bk);
+    if (why.empty())
+      why =
+          checkMatmulBias(i < args.biases.size() ? args.biases[i] : nullptr, n);
+    if (!why.empty())
+      return why;
+  }
+  return "";
+}
+
 std::string abi::checkMatmulReduceScatter(const MatmulReduceScatterArgs &args,
                                           int groupSize) {
   const Tensor &a = *args.a.data;

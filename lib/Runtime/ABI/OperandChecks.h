@@ -39,6 +39,10 @@ std::string checkAllToAll(const Tensor &input, int64_t split, int64_t concat,
 std::string checkAllGather(const Tensor &input, int64_t dim, int groupSize);
 
 /// The operands of an all-gather-matmul over a group of `groupSize`.
+/// An all_to_all_matmul's operands (args.exchangeSplit set): dims in range,
+/// a plain A, a schedule that is not ring, and B contracting with the
+/// exchanged A's last dim.
+std::string checkAllToAllMatmul(const AllGatherMatmulArgs &args, int groupSize);
 std::string checkAllGatherMatmul(const AllGatherMatmulArgs &args,
                                  int groupSize);
 

@@ -104,6 +104,27 @@ Status CpuBackend::allReduce(const Group &group, const Tensor &input,
   return reduce(group, input, 0, /*scatter=*/false, reduction, site, result);
 }
 
+Status tp::rt::packAllToAllBlocks(const Tensor &input, int64_t split,
+                                  int groupSize, const std::string &site,
+                                  Tensor &packed,
+                                  std::vector<int64_t> &blockShape) {
+  AllToAllShapes shapes;
+  TP_RETURN_IF_ERROR(allToAllShapes(input.shape(), split, /*concat=*/split,
+                                    groupSize, site, shapes));
+  blockShape = shapes.block;
+  packed = Tensor(input.dtype(), {input.numElements()});
+  const DimSplit in = splitAt(input.shape(), split);
+  const int64_t blockExtent = shapes.block[split];
+  const size_t bytes = byteSize(input.dtype());
+  const size_t blockBytes = input.numBytes() / groupSize;
+  auto *out = static_cast<uint8_t *>(packed.mutableData());
+  for (int j = 0; j < groupSize; ++j)
+    copySlabs(static_cast<const uint8_t *>(input.data()), in.extent,
+              j * blockExtent, out + j * blockBytes, blockExtent, 0,
+              blockExtent, in, bytes);
+  return Status::ok();
+}
+
 Status CpuBackend::allToAll(const Group &group, const Tensor &input,
                             int64_t split, int64_t concat,
                             const std::string &site, Tensor &result) {

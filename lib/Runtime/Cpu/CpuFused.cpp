@@ -87,8 +87,21 @@ template <typename T>
 Status CpuBackend::runAllGatherMatmul(const Group &group,
                                       const AllGatherMatmulArgs &args,
                                       std::vector<Tensor> &results) {
-  const Tensor &a = *args.a.data;
   const int g = group.size(), me = group.index;
+  // An all-to-all moves this rank's block j to member j: the blocks, packed
+  // side by side, are the shards, one per destination.
+  Tensor packed, block;
+  size_t destinationStride = 0;
+  if (args.exchangeSplit) {
+    std::vector<int64_t> blockShape;
+    TP_RETURN_IF_ERROR(packAllToAllBlocks(*args.a.data, *args.exchangeSplit, g,
+                                          args.site, packed, blockShape));
+    destinationStride = packed.numBytes() / g;
+    block = Tensor::borrow(packed.dtype(), blockShape,
+                           static_cast<const uint8_t *>(packed.data()) +
+                               me * destinationStride);
+  }
+  const Tensor &a = args.exchangeSplit ? block : *args.a.data;
   const int64_t d = args.dim;
   const bool kSplit = d == a.rank() - 1;
   const bool ring = args.schedule.ring();
@@ -117,9 +130,10 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
     scaleSplit = splitAt(args.a.scale->shape(), d);
   }
   std::vector<GatherBuffer> buffers{
-      {static_cast<const uint8_t *>(a.data()),
+      {static_cast<const uint8_t *>(args.exchangeSplit ? packed.data()
+                                                       : a.data()),
        static_cast<uint8_t *>(gathered.mutableData()), local,
-       byteSize(a.dtype())}};
+       byteSize(a.dtype()), destinationStride}};
   if (gatherScale)
     buffers.push_back({static_cast<const uint8_t *>(args.a.scale->data()),
                        static_cast<uint8_t *>(gatheredScale.mutableData()),
@@ -129,16 +143,22 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   std::vector<DenseMatrix<T>> bs;
   std::vector<Tensor> products;
   std::vector<int64_t> ns;
+  // One B per leading block of A (an all-to-all's experts), or one for all.
+  std::vector<int64_t> bBatchStrides;
   for (size_t i = 0; i < args.bs.size(); ++i) {
     bs.emplace_back(args.bs[i]);
     bool trans = args.transposeB || args.bs[i].isScaled();
-    int64_t bk = trans ? bs.back().cols() : bs.back().rows();
+    const Tensor &b = *args.bs[i].data;
+    int64_t perBatch = b.rank() > 2 ? b.numElements() / local.outer : 0;
+    bBatchStrides.push_back(perBatch);
+    int64_t bRows = perBatch ? b.dim(b.rank() - 2) : bs.back().rows();
+    int64_t bk = trans ? bs.back().cols() : bRows;
     if (bk != k)
       return Status::error(args.site + ": B #" + std::to_string(i) + " " +
                            args.bs[i].data->typeString() +
                            " does not contract with the gathered A " +
                            gathered.typeString());
-    ns.push_back(trans ? bs.back().rows() : bs.back().cols());
+    ns.push_back(trans ? bRows : bs.back().cols());
     std::vector<int64_t> shape = gatheredShape;
     shape.back() = ns.back();
     products.push_back(newResult(firstProduct + static_cast<int>(i),
@@ -205,8 +225,9 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
         for (size_t i = 0; i < bs.size(); ++i) {
           bool trans = args.transposeB || args.bs[i].isScaled();
           cBlock.resize(rows * ns[i]);
-          gemm<T>(trans, rows, ns[i], k, aRows, k, bs[i].data(),
-                  trans ? k : ns[i], cBlock.data(), ns[i], T(0));
+          gemm<T>(trans, rows, ns[i], k, aRows, k,
+                  bs[i].data() + o * bBatchStrides[i], trans ? k : ns[i],
+                  cBlock.data(), ns[i], T(0));
           if (args.biases[i])
             addBias(*args.biases[i], 0, rows, ns[i], cBlock.data());
           storeBlock(cBlock.data(), row0, rows, 0, ns[i], products[i]);
@@ -544,8 +565,12 @@ Status CpuBackend::composeAllGatherMatmul(const Group &group,
                                           const AllGatherMatmulArgs &args,
                                           std::vector<Tensor> &results) {
   Tensor gathered, gatheredScale;
-  TP_RETURN_IF_ERROR(
-      allGather(group, *args.a.data, args.dim, args.site, gathered));
+  if (args.exchangeSplit)
+    TP_RETURN_IF_ERROR(allToAll(group, *args.a.data, *args.exchangeSplit,
+                                args.dim, args.site, gathered));
+  else
+    TP_RETURN_IF_ERROR(
+        allGather(group, *args.a.data, args.dim, args.site, gathered));
   bool gatherScale = args.a.isScaled() && *args.a.scaling != Scaling::PerTensor;
   if (gatherScale)
     TP_RETURN_IF_ERROR(

@@ -425,8 +425,8 @@ public:
     TP_RETURN_IF_ERROR(backend.agree(group, signature));
     const int64_t gatheredExtent = shardExtent * group.size();
     for (const GatherBuffer &b : buffers)
-      copySlabs(b.shard, shardExtent, 0, b.gathered, gatheredExtent,
-                group.index * shardExtent, shardExtent, b.split,
+      copySlabs(b.shardFor(group.index), shardExtent, 0, b.gathered,
+                gatheredExtent, group.index * shardExtent, shardExtent, b.split,
                 b.elementBytes);
     progress.store(chunks, std::memory_order_release);
     Status started = commThread.run([this] { communicate(); });
@@ -481,11 +481,12 @@ private:
         int64_t ordinal = (int64_t(step - 1) * chunks + j) * 2;
         for (size_t b = 0; b < buffers.size() && commStatus.isOk(); ++b) {
           const GatherBuffer &buf = buffers[b];
-          Region out = ring ? slabs(buf.gathered, buf.split, gatheredExtent,
-                                    forwarded * shardExtent + lo, hi - lo,
-                                    buf.elementBytes)
-                            : slabs(buf.shard, buf.split, shardExtent, lo,
-                                    hi - lo, buf.elementBytes);
+          Region out =
+              ring ? slabs(buf.gathered, buf.split, gatheredExtent,
+                           forwarded * shardExtent + lo, hi - lo,
+                           buf.elementBytes)
+                   : slabs(buf.shardFor(order.gatherReader(step)), buf.split,
+                           shardExtent, lo, hi - lo, buf.elementBytes);
           Region in = slabs(buf.gathered, buf.split, gatheredExtent,
                             origin * shardExtent + lo, hi - lo,
                             buf.elementBytes);

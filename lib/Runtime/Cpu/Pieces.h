@@ -32,6 +32,14 @@ struct GatherBuffer {
   uint8_t *gathered = nullptr;
   DimSplit split;
   size_t elementBytes = 1;
+  /// Bytes from the shard meant for one member to the next one's: 0 for an
+  /// all-gather (every member takes the same shard), a block's size for an
+  /// all-to-all (member j takes the shard at `shard + j * stride`).
+  size_t destinationStride = 0;
+
+  const uint8_t *shardFor(int member) const {
+    return shard + member * destinationStride;
+  }
 };
 
 /// A pipelined all-gather in flight: the group's shards arrive in this

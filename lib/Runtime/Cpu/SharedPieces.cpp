@@ -65,12 +65,11 @@ private:
                  int origin, int64_t lo, int64_t hi) {
     const int64_t gatheredExtent = shardExtent * group.size();
     for (size_t b = 0; b < buffers.size(); ++b)
-      copySlabs(fromShard ? from[b].shard : from[b].gathered,
+      copySlabs(fromShard ? from[b].shardFor(group.index) : from[b].gathered,
                 fromShard ? shardExtent : gatheredExtent,
-                fromShard ? lo : origin * shardExtent + lo,
-                buffers[b].gathered, gatheredExtent,
-                origin * shardExtent + lo, hi - lo, buffers[b].split,
-                buffers[b].elementBytes);
+                fromShard ? lo : origin * shardExtent + lo, buffers[b].gathered,
+                gatheredExtent, origin * shardExtent + lo, hi - lo,
+                buffers[b].split, buffers[b].elementBytes);
   }
 
   /// Every other rank's shard in schedule order: per_peer straight from its

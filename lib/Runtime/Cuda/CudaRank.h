@@ -56,6 +56,11 @@ struct GatherLayout {
   void *scale = nullptr; // null: nothing moves along
   Split scaleSplit;
   size_t scaleElementBytes = 0;
+  /// An all-to-all: this rank's blocks, packed side by side, the one for
+  /// member m at blocks + m * blockBytes, laid out as a shard. Null for an
+  /// all-gather, which sends every member the same shard.
+  void *blocks = nullptr;
+  size_t blockBytes = 0;
 
   PieceOrder order() const {
     return PieceOrder(
@@ -79,6 +84,9 @@ struct GatherMatmulPlan {
   std::vector<int64_t> ns;
   /// Gathered A (and scale), A's per-tensor scale, per-B buffers.
   void *dG = nullptr, *dGS = nullptr, *dAScale = nullptr;
+  /// An all-to-all's packed blocks of A (GatherLayout::blocks).
+  void *dBlocks = nullptr;
+  size_t blockBytes = 0;
   std::vector<void *> dB, dBS, dBias, dD, dAcc;
 
   /// How dG (and dGS) move under the ring or per_peer schedule.
@@ -93,6 +101,8 @@ struct GatherMatmulPlan {
     l.data = dG;
     l.split = local;
     l.elementBytes = elementBytes;
+    l.blocks = dBlocks;
+    l.blockBytes = blockBytes;
     if (gatherScale) {
       l.scale = dGS;
       l.scaleSplit = scaleSplit;
@@ -218,6 +228,10 @@ protected:
   /// Copies this rank's shard (and scale, when `l.scale`) from the host into
   /// its place in the gathered buffer on the comm stream and records the
   /// events of its pieces (step 0).
+  /// An all_to_all_matmul's A, packed on the device into p.dBlocks (block j
+  /// for member j); `block` views this rank's own block.
+  Status packBlocks(const AllGatherMatmulArgs &args, int groupSize, int me,
+                    GatherMatmulPlan &p, Tensor &block);
   Status placeOwnShard(const GatherLayout &l, const void *shard,
                        const void *scaleShard, const std::string &context);
 

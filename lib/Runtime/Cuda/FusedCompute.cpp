@@ -52,12 +52,47 @@ Status CudaRank::placeOwnShard(const GatherLayout &l, const void *shard,
 // all_gather_matmul
 //===----------------------------------------------------------------------===//
 
+Status CudaRank::packBlocks(const AllGatherMatmulArgs &args, int groupSize,
+                            int me, GatherMatmulPlan &p, Tensor &block) {
+  const std::string &context = args.site;
+  const Tensor &a = *args.a.data;
+  if (args.a.isScaled())
+    return Status::error(context + ": an all-to-all exchanges plain A only");
+  if (capturing && !onDevice(a.data()))
+    return Status::error(context + ": the operand to exchange is host "
+                                   "memory; a step captured into a CUDA "
+                                   "graph reads device buffers only");
+  AllToAllShapes shapes;
+  const int64_t split = *args.exchangeSplit;
+  TP_RETURN_IF_ERROR(
+      allToAllShapes(a.shape(), split, split, groupSize, context, shapes));
+  const Split in = splitAt(a.shape(), split);
+  const size_t width =
+      size_t(shapes.block[split] * in.inner) * byteSize(a.dtype());
+  p.blockBytes = width * in.outer;
+  TP_RETURN_IF_ERROR(buffer("a2am.blocks", a.numBytes(), p.dBlocks, context));
+  countCopy(a.data(), a.numBytes(), /*toDevice=*/true);
+  for (int j = 0; j < groupSize; ++j)
+    TP_CUDA(cudaMemcpy2DAsync(
+        static_cast<uint8_t *>(p.dBlocks) + j * p.blockBytes, width,
+        static_cast<const uint8_t *>(a.data()) + j * width, width * groupSize,
+        width, in.outer, cudaMemcpyDefault, comm));
+  block = Tensor::borrow(a.dtype(), shapes.block,
+                         static_cast<uint8_t *>(p.dBlocks) + me * p.blockBytes);
+  return Status::ok();
+}
+
 Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
                                      int groupSize, int me,
                                      GatherMatmulPlan &plan) {
   const std::string &context = args.site;
-  const Tensor &a = *args.a.data;
   GatherMatmulPlan &p = plan;
+  // An all-to-all: A's blocks packed side by side on the device, block j for
+  // member j; this rank's own block is the shard the rest plans around.
+  Tensor block;
+  if (args.exchangeSplit)
+    TP_RETURN_IF_ERROR(packBlocks(args, groupSize, me, p, block));
+  const Tensor &a = args.exchangeSplit ? block : *args.a.data;
   p.g = groupSize;
   p.me = me;
   p.dim = args.dim;
@@ -124,10 +159,15 @@ Status CudaRank::prepareGatherMatmul(const AllGatherMatmulArgs &args,
   for (size_t i = 0; i < count; ++i) {
     const Operand &b = args.bs[i];
     bool trans = args.transposeB || b.isScaled();
-    if (b.data->dim(trans ? 1 : 0) != p.k)
+    // B's last two dims (a per-batch B has A's leading dims before them).
+    const int64_t bRank = b.data->rank();
+    if (bRank > 2 && p.kSplit)
+      return Status::error(context + ": a per-batch B needs the blocks "
+                                     "stacked along the rows, not K");
+    if (b.data->dim(bRank - (trans ? 1 : 2)) != p.k)
       return Status::error(context + ": B #" + std::to_string(i) +
                            " does not contract with the gathered A");
-    p.ns.push_back(b.data->dim(trans ? 0 : 1));
+    p.ns.push_back(b.data->dim(bRank - (trans ? 2 : 1)));
     std::vector<int64_t> shape = gatheredShape;
     shape.back() = p.ns.back();
     p.products.push_back(newResult(firstProduct + static_cast<int>(i),
@@ -211,6 +251,8 @@ Status CudaRank::multiplyGatheredPieces(const AllGatherMatmulArgs &args,
           q.batch = p.local.outer;
           q.strideA = p.extG * p.rowsPerSlab * p.k;
           q.strideD = p.extG * p.rowsPerSlab * n;
+          // One B per leading block (an all-to-all's experts).
+          q.strideB = args.bs[i].data->rank() > 2 ? p.k * n : 0;
           q.aType = q.bType = a.dtype();
           q.dType = args.outTypes[i];
           q.transposeB = trans;

@@ -53,6 +53,9 @@ struct DevicePublished {
   /// Capture mode: recorded once this rank is done reading its peers'
   /// buffers for the op (LoopbackBackend::releaseOnDevice).
   const cudaEvent_t *released = nullptr;
+  /// An all-to-all's packed blocks (GatherLayout::blocks), else null.
+  const uint8_t *blocks = nullptr;
+  size_t blockBytes = 0;
 };
 
 /// The progress mark of a member's `released` event: above every piece's.
@@ -346,8 +349,11 @@ Status LoopbackBackend::allGatherMatmul(const Group &group,
   const GatherLayout layout = plan.layout(ring);
 
   DevicePublished mine{static_cast<uint8_t *>(plan.dG),
-                       static_cast<uint8_t *>(plan.dGS), &events,
-                       &releasedEvent};
+                       static_cast<uint8_t *>(plan.dGS),
+                       &events,
+                       &releasedEvent,
+                       static_cast<uint8_t *>(plan.dBlocks),
+                       plan.blockBytes};
   std::shared_ptr<Exchange> ex;
   TP_RETURN_IF_ERROR(world.join(group,
                                 context + " (" + args.schedule.name() +
@@ -377,9 +383,13 @@ Status LoopbackBackend::gatherPieces(Exchange &ex, const GatherLayout &l,
       TP_RETURN_IF_ERROR(waitPeer(ex, from, needed, comm, context));
       auto *peer = static_cast<const DevicePublished *>(ex.published[from]);
       int64_t at = origin * l.extL + lo;
+      // An all-to-all reads the block the peer packed for this rank.
       TP_RETURN_IF_ERROR(
-          check(copySlabs(peer->data, l.extG, at, l.data, l.extG, at, hi - lo,
-                          l.split, l.elementBytes, comm),
+          check(l.blocks ? copySlabs(peer->blocks + l.me * peer->blockBytes,
+                                     l.extL, lo, l.data, l.extG, at, hi - lo,
+                                     l.split, l.elementBytes, comm)
+                         : copySlabs(peer->data, l.extG, at, l.data, l.extG, at,
+                                     hi - lo, l.split, l.elementBytes, comm),
                 "cudaMemcpy2DAsync", context));
       if (l.scale)
         TP_RETURN_IF_ERROR(check(copySlabs(peer->scale, l.extG, at, l.scale,

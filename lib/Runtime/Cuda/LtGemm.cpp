@@ -70,6 +70,7 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
           p.batch,
           p.strideA,
           p.strideD,
+          p.strideB,
           p.lda,
           p.ldb,
           p.ldd,
@@ -142,10 +143,9 @@ Status LtGemm::plan(const GemmProblem &p, Plan *&result,
                                          p.n, p.m, p.ldd));
   if (p.batch > 1) {
     int32_t batch = static_cast<int32_t>(p.batch);
-    int64_t zero = 0;
-    for (auto [layout, stride] :
-         {std::pair{plan.layoutB, zero}, std::pair{plan.layoutA, p.strideA},
-          std::pair{plan.layoutD, p.strideD}}) {
+    for (auto [layout, stride] : {std::pair{plan.layoutB, p.strideB},
+                                  std::pair{plan.layoutA, p.strideA},
+                                  std::pair{plan.layoutD, p.strideD}}) {
       TP_CUDA(lt->cublasLtMatrixLayoutSetAttribute(
           layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)));
       TP_CUDA(lt->cublasLtMatrixLayoutSetAttribute(

@@ -27,8 +27,9 @@ namespace tp::rt::cuda {
 
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
-  /// Batched over `batch` A/D blocks of strides strideA/strideD; B shared.
-  int64_t batch = 1, strideA = 0, strideD = 0;
+  /// Batched over `batch` A/D blocks of strides strideA/strideD; B shared
+  /// when strideB is 0, else one B per block.
+  int64_t batch = 1, strideA = 0, strideD = 0, strideB = 0;
   int64_t lda = 0, ldb = 0, ldd = 0;
   DType aType = DType::F32, bType = DType::F32, dType = DType::F32;
   /// A stored [K, M] (ld lda >= M) rather than [M, K]; B stored [N, K]
@@ -97,9 +98,10 @@ private:
     /// Why nothing was found, for the error.
     std::string refusal;
   };
-  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t, int, int, int, bool, bool,
-                         bool, bool, bool, bool, int, int, int, int>;
+  using Key =
+      std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                 int64_t, int64_t, int64_t, int, int, int, bool, bool, bool,
+                 bool, bool, bool, int, int, int, int>;
   Status plan(const GemmProblem &problem, Plan *&result,
               const std::string &context);
   Status workspaceFor(cudaStream_t stream, void *&workspace,

@@ -542,6 +542,19 @@ Status NcclBackend::gatherPieces(ncclComm_t nc, const GatherLayout &l,
     p.rows = s.outer;
     return p;
   };
+  // An all-to-all sends member `to` its own block, laid out as a shard.
+  auto sendPiece = [&](int origin, int to, int j) {
+    if (!l.blocks)
+      return piece(false, origin, j);
+    auto [lo, hi] = pieceRange(l.extL, l.chunks, j);
+    size_t slab = l.split.inner * l.elementBytes;
+    Piece p;
+    p.at = static_cast<uint8_t *>(l.blocks) + to * l.blockBytes + lo * slab;
+    p.width = (hi - lo) * slab;
+    p.pitch = l.extL * slab;
+    p.rows = l.split.outer;
+    return p;
+  };
   // Staging for pieces that are not contiguous: a whole shard is the most
   // a piece (of the data or of its scale) can be.
   void *sendStage = nullptr, *recvStage = nullptr;
@@ -569,7 +582,7 @@ Status NcclBackend::gatherPieces(ncclComm_t nc, const GatherLayout &l,
     int recvOrigin = order.gatherOrigin(step);
     int from = l.ring ? order.left() : recvOrigin;
     for (int j = 0; j < l.chunks; ++j) {
-      TP_RETURN_IF_ERROR(sendRecv(nc, piece(false, sendOrigin, j), to,
+      TP_RETURN_IF_ERROR(sendRecv(nc, sendPiece(sendOrigin, to, j), to,
                                   piece(false, recvOrigin, j), from, sendStage,
                                   recvStage, context));
       if (l.scale)

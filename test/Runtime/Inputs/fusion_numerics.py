@@ -334,6 +334,232 @@ func.func @main(%h: {h3}, %w: tensor<{N}x64xf32>) -> {y} {{
 }}"""
 
 
+def dequantized(name, rows, mode, dt, amax=None, cols=64):
+    """`name` quantized, then dequantized to `dt`: the program gathers or
+    multiplies the wide values, as frameworks write it."""
+    data, scale, has_global = SCALES[mode]
+    q, text = quantize(name, rows, mode, amax)
+    if cols != 64:
+        q, text = q.replace("x64x", f"x{cols}x"), text.replace("x64x", f"x{cols}x")
+        text = text.replace(f"tensor<{rows}x2xf8E8M0FNU>", f"tensor<{rows}x{cols // 32}xf8E8M0FNU>")
+    glob = f" global %{name}g" if has_global else ""
+    glob_type = ", tensor<f32>" if has_global else ""
+    scale_type = "tensor<f32>" if mode == "per_tensor" else scale(rows)
+    wide = f"tensor<{rows}x{cols}x{dt}>"
+    text += (f"  %{name}d = tp.dequantize %{name}q scale %{name}s{glob} {mode} : "
+             f"({q}, {scale_type}{glob_type}) -> {wide}\n")
+    return wide, text
+
+
+def dq_ag(mode):
+    """The activation dequantized before its all-gather, and the weight
+    dequantized too: the pass gathers the FP8 (or FP4) data and its scales and
+    fuses the scaled GEMM."""
+    def build(g, dt):
+        shared = mode in ("per_tensor", "nvfp4")
+        x, text = dequantized("x", R, mode, dt, "x_amax" if shared else None)
+        w, wtext = dequantized("w", N, mode, dt)
+        gx, y = t([R * g, 64], dt), t([R * g, N], dt)
+        head = f"func.func @main(%x: tensor<{R}x64xf32>, %w: tensor<{N}x64xf32>) -> {y} {{\n"
+        body = (group_amax("x", R) if shared else "") + text + wtext
+        body += f"  %g = tp.all_gather %xd on @tp axes = [0] dim = 0 : {x} -> {gx}\n"
+        body += f"  %y = tp.matmul %g, %wd transpose_b : {gx}, {w} -> {y}\n"
+        return "\n" + head + body + f"  return %y : {y}\n}}"
+    return build
+
+
+def dq_ag_kn(g, dt):
+    """A per-tensor FP8 weight given as [K, N]: the scaled GEMM takes its
+    transpose."""
+    x, text = dequantized("x", R, "per_tensor", dt, "x_amax")
+    w, wtext = dequantized("w", 64, "per_tensor", dt, cols=N)
+    gx, y = t([R * g, 64], dt), t([R * g, N], dt)
+    return f"""
+func.func @main(%x: tensor<{R}x64xf32>, %w: tensor<64x{N}xf32>) -> {y} {{
+{group_amax("x", R)}{text}{wtext}  %g = tp.all_gather %xd on @tp axes = [0] dim = 0 : {x} -> {gx}
+  %y = tp.matmul %g, %wd : {gx}, {w} -> {y}
+  return %y : {y}
+}}"""
+
+
+def dq_ag_seq(g, dt):
+    """A 3-D activation dequantized row-wise, gathered along the sequence, and
+    multiplied through F.linear's reshapes."""
+    seq = S * g
+    q3, s3, x3 = f"tensor<{B}x{S}x64xf8E4M3FN>", f"tensor<{B}x{S}x1xf32>", f"tensor<{B}x{S}x64x{dt}>"
+    gx3, x2 = f"tensor<{B}x{seq}x64x{dt}>", f"tensor<{B * seq}x64x{dt}>"
+    w, wtext = dequantized("w", N, "row_wise", dt)
+    p2, y = t([B * seq, N], dt), t([B, seq, N], dt)
+    return f"""
+func.func @main(%x: tensor<{B}x{S}x64xf32>, %w: tensor<{N}x64xf32>) -> {y} {{
+  %xq, %xs = tp.quantize %x row_wise : tensor<{B}x{S}x64xf32> -> {q3}, {s3}
+  %xd = tp.dequantize %xq scale %xs row_wise : ({q3}, {s3}) -> {x3}
+{wtext}  %g = tp.all_gather %xd on @tp axes = [0] dim = 1 : {x3} -> {gx3}
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : {gx3} into {x2}
+  %m = tp.matmul %c, %wd transpose_b : {x2}, {w} -> {p2}
+  %y = tensor.expand_shape %m [[0, 1], [2]] output_shape [{B}, {seq}, {N}] : {p2} into {y}
+  return %y : {y}
+}}"""
+
+
+def dq_ag_bmm(g, dt):
+    """MXFP8, the bmm path: a 3-D dequantized activation gathered along the
+    sequence and a batched matmul with a 2-D weight."""
+    seq = S * g
+    q3, s3, x3 = (f"tensor<{B}x{S}x64xf8E4M3FN>", f"tensor<{B}x{S}x2xf8E8M0FNU>",
+                  f"tensor<{B}x{S}x64x{dt}>")
+    gx3 = f"tensor<{B}x{seq}x64x{dt}>"
+    w, wtext = dequantized("w", N, "mxfp8", dt)
+    y = t([B, seq, N], dt)
+    return f"""
+func.func @main(%x: tensor<{B}x{S}x64xf32>, %w: tensor<{N}x64xf32>) -> {y} {{
+  %xq, %xs = tp.quantize %x mxfp8 : tensor<{B}x{S}x64xf32> -> {q3}, {s3}
+  %xd = tp.dequantize %xq scale %xs mxfp8 : ({q3}, {s3}) -> {x3}
+{wtext}  %g = tp.all_gather %xd on @tp axes = [0] dim = 1 : {x3} -> {gx3}
+  %y = tp.batch_matmul %g, %wd transpose_b : {gx3}, {w} -> {y}
+  return %y : {y}
+}}"""
+
+
+def dq_ag_saved(g, dt):
+    """The dequantized gathered value also returned (saved for backward): it
+    is dequantized again from the FP8 data and scales the fused op returns."""
+    x, text = dequantized("x", R, "row_wise", dt)
+    w, wtext = dequantized("w", N, "row_wise", dt)
+    gx, y = t([R * g, 64], dt), t([R * g, N], dt)
+    return f"""
+func.func @main(%x: tensor<{R}x64xf32>, %w: tensor<{N}x64xf32>) -> ({y}, {gx}) {{
+{text}{wtext}  %g = tp.all_gather %xd on @tp axes = [0] dim = 0 : {x} -> {gx}
+  %y = tp.matmul %g, %wd transpose_b : {gx}, {w} -> {y}
+  return %y, %g : {y}, {gx}
+}}"""
+
+
+def dq_glue(mode):
+    """Dequantization written as f32 glue (widen, times a broadcast scale):
+    linalg.broadcast for A, one linalg.generic for B."""
+    def build(g, dt):
+        per_tensor = mode == "per_tensor"
+        qx, qxs = quantize("x", R, mode, "x_amax" if per_tensor else None)
+        qw, qws = quantize("w", N, mode)
+        gx, y = t([R * g, 64], "f32"), t([R * g, N], "f32")
+
+        def scale_of(name, rows):
+            if per_tensor:
+                return f"%{name}s", "tensor<f32>", "", "[0, 1]", "()"
+            return (f"%{name}r", f"tensor<{rows}xf32>",
+                    f"  %{name}r = tensor.collapse_shape %{name}s [[0, 1]] : tensor<{rows}x1xf32> into tensor<{rows}xf32>\n",
+                    "[1]", "(d0)")
+        xs, xs_type, xs_text, xs_dims, _ = scale_of("x", R)
+        ws, ws_type, ws_text, _, ws_map = scale_of("w", N)
+        text = (group_amax("x", R) if per_tensor else "") + qxs + qws + xs_text + ws_text
+        text += f"""  %xf = arith.extf %xq : {qx} to tensor<{R}x64xf32>
+  %xe = tensor.empty() : tensor<{R}x64xf32>
+  %xb = linalg.broadcast ins({xs} : {xs_type}) outs(%xe : tensor<{R}x64xf32>) dimensions = {xs_dims}
+  %xd = arith.mulf %xf, %xb : tensor<{R}x64xf32>
+  %g = tp.all_gather %xd on @tp axes = [0] dim = 0 : tensor<{R}x64xf32> -> {gx}
+  %we = tensor.empty() : tensor<{N}x64xf32>
+  %wd = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> {ws_map}>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}}
+      ins(%wq, {ws} : {qw}, {ws_type}) outs(%we : tensor<{N}x64xf32>) {{
+    ^bb0(%a: f8E4M3FN, %s: f32, %o: f32):
+      %f = arith.extf %a : f8E4M3FN to f32
+      %m = arith.mulf %f, %s : f32
+      linalg.yield %m : f32
+  }} -> tensor<{N}x64xf32>
+  %p = tp.matmul %g, %wd transpose_b : {gx}, tensor<{N}x64xf32> -> {y}
+"""
+        out = t([R * g, N], dt)
+        if dt != "f32":
+            text += f"  %y = arith.truncf %p : {y} to {out}\n"
+        else:
+            text = text.replace("%p = tp.matmul", "%y = tp.matmul")
+        head = f"func.func @main(%x: tensor<{R}x64xf32>, %w: tensor<{N}x64xf32>) -> {out} {{\n"
+        return "\n" + head + text + f"  return %y : {out}\n}}"
+    return build
+
+
+def ag_dq(g, dt):
+    """Gathered in FP8 by the program itself (data and row-wise scales), then
+    dequantized next to the dot, as XLA writes it."""
+    qx, qxs = quantize("x", R, "row_wise")
+    w, wtext = dequantized("w", N, "row_wise", dt)
+    gq, gs, gx, y = (f"tensor<{R * g}x64xf8E4M3FN>", f"tensor<{R * g}x1xf32>",
+                     t([R * g, 64], dt), t([R * g, N], dt))
+    return f"""
+func.func @main(%x: tensor<{R}x64xf32>, %w: tensor<{N}x64xf32>) -> {y} {{
+{qxs}{wtext}  %g = tp.all_gather %xq on @tp axes = [0] dim = 0 : {qx} -> {gq}
+  %gs = tp.all_gather %xs on @tp axes = [0] dim = 0 : tensor<{R}x1xf32> -> {gs}
+  %gd = tp.dequantize %g scale %gs row_wise : ({gq}, {gs}) -> {gx}
+  %y = tp.matmul %gd, %wd transpose_b : {gx}, {w} -> {y}
+  return %y : {y}
+}}"""
+
+
+def a2a_rows(g, dt):
+    """Ulysses' exchange before a projection: [S/g, H] split on H, stacked
+    on S, then x W + b; each arriving block makes its own rows."""
+    x, e, w, b, y = t([R, 8 * g], dt), t([R * g, 8], dt), t([8, N], dt), t([N], dt), t([R * g, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}, %b: {b}) -> {y} {{
+  %e = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : {x} -> {e}
+  %m = tp.matmul %e, %w : {e}, {w} -> {y}
+  %y = tp.bias_add %m, %b : {y}, {b}
+  return %y : {y}
+}}"""
+
+
+def a2a_seq3d(g, dt):
+    """A 3-D activation exchanged (heads -> sequence), F.linear's reshapes,
+    and the exchanged value also returned."""
+    x, e = t([B, S, 8 * g], dt), t([B, S * g, 8], dt)
+    e2, w, p2, y = t([B * S * g, 8], dt), t([N, 8], dt), t([B * S * g, N], dt), t([B, S * g, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> ({y}, {e}) {{
+  %e = tp.all_to_all %x on @tp axes = [0] split = 2 concat = 1 : {x} -> {e}
+  %c = tensor.collapse_shape %e [[0, 1], [2]] : {e} into {e2}
+  %m = tp.matmul %c, %w transpose_b : {e2}, {w} -> {p2}
+  %y = tensor.expand_shape %m [[0, 1], [2]] output_shape [{B}, {S * g}, {N}] : {p2} into {y}
+  return %y, %e : {y}, {e}
+}}"""
+
+
+def a2a_kdim(g, dt):
+    """Blocks stacked along K: each arriving block is a partial product."""
+    x, e, w, y = t([R * g, 8], dt), t([R, 8 * g], dt), t([8 * g, N], dt), t([R, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> {y} {{
+  %e = tp.all_to_all %x on @tp axes = [0] split = 0 concat = 1 : {x} -> {e}
+  %y = tp.matmul %e, %w : {e}, {w} -> {y}
+  return %y : {y}
+}}"""
+
+
+def a2a_experts(g, dt):
+    """Tokens dispatched to their experts' ranks ([E, C, H] split on E,
+    stacked on C), then a batched matmul with one weight (the bmm path)."""
+    x, e, w, y = t([2 * g, S, K], dt), t([2, S * g, K], dt), t([K, N], dt), t([2, S * g, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> {y} {{
+  %e = tp.all_to_all %x on @tp axes = [0] split = 0 concat = 1 : {x} -> {e}
+  %y = tp.batch_matmul %e, %w : {e}, {w} -> {y}
+  return %y : {y}
+}}"""
+
+
+def a2a_expert_weights(g, dt):
+    """An expert-parallel MoE layer's dispatch: tokens [E, C, H] split on
+    the experts, stacked on the capacity, each expert's tokens multiplied by
+    that expert's own weight [E/g, H, F] as they arrive."""
+    x, e, w, y = t([2 * g, S, K], dt), t([2, S * g, K], dt), t([2, K, N], dt), t([2, S * g, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> {y} {{
+  %e = tp.all_to_all %x on @tp axes = [0] split = 0 concat = 1 : {x} -> {e}
+  %y = tp.batch_matmul %e, %w : {e}, {w} -> {y}
+  return %y : {y}
+}}"""
+
+
 def linear_mlp(g, dt):
     x, wg, wd, h, y, b = t([B, S, K], dt), t([N, K], dt), t([K, N], dt), t([B, S * g, N], dt), t([B, S, K], dt), t([K], dt)
     return f"""
@@ -428,7 +654,13 @@ PATTERNS = {
     "agc_wgrad": agc_wgrad, "agc_transposed_a": agc_transposed_a,
     "agc_ksplit_b": agc_ksplit_b, "agc_seq3d": agc_seq3d, "agc_seqfirst": agc_seqfirst,
 }
+PATTERNS.update({"a2a_rows": a2a_rows, "a2a_seq3d": a2a_seq3d, "a2a_kdim": a2a_kdim,
+                 "a2a_experts": a2a_experts, "a2a_expert_weights": a2a_expert_weights})
+PATTERNS.update({"dq_ag_kn": dq_ag_kn, "dq_ag_seq": dq_ag_seq, "dq_ag_bmm": dq_ag_bmm,
+                 "dq_ag_saved": dq_ag_saved, "ag_dq": ag_dq})
+PATTERNS.update({"dq_glue_per_tensor": dq_glue("per_tensor"), "dq_glue_row_wise": dq_glue("row_wise")})
 for _mode in SCALES:
+    PATTERNS[f"dq_ag_{_mode}"] = dq_ag(_mode)
     PATTERNS[f"sc_ag_{_mode}"] = sc_ag(_mode)
     PATTERNS[f"sc_rs_{_mode}"] = sc_rs(_mode)
 

@@ -16,9 +16,18 @@ multiply it by the rank's column-parallel weight:
   the pieces from other ranks are dequantized with this rank's scale, which
   is what the fused op would silently have done too.
 
+With `--dequantize-first`, the programs dequantize the shard (and the
+weight) and all-gather the wide values, as frameworks write it:
+
+- `group`: the pass must gather the narrow data instead (its remark gives the
+  bytes) and fuse the scaled GEMM; the results match numpy as above.
+- `own`: the pass must keep the wide gather (the remark names the scale) and
+  still fuse it; each piece was dequantized with its own rank's scale, so the
+  result matches numpy's model of exactly that.
+
     scale_uniformity.py --tp-opt BIN --tp-run BIN [--ranks 2 4 8]
                         [--modes per_tensor nvfp4] [--dtypes f32 bf16]
-                        [--transport mpi]
+                        [--dequantize-first] [--transport mpi]
 
 Prints one line per case and "passed N of N"; exits 1 on any failure.
 """
@@ -85,6 +94,24 @@ TYPES = {  # mode: data type, scale type for [rows, K], global scale type
 }
 
 
+def dequantize_first_program(g, mode, dt, group_scale):
+    """As program(), but dequantized before the all-gather."""
+    data, scale, glob = TYPES[mode]
+    text = program(g, mode, dt, group_scale)
+    head = text[:text.index("  %g = tp.all_gather")]
+    q, wq = f"tensor<{R}x{K}x{data}>", f"tensor<{N}x{K}x{data}>"
+    x, gx, w, y = (f"tensor<{R}x{K}x{dt}>", f"tensor<{R * g}x{K}x{dt}>", f"tensor<{N}x{K}x{dt}>",
+                   f"tensor<{R * g}x{N}x{dt}>")
+    glob_type = f", {glob}" if glob else ""
+    for name, rows, data_type, wide in (("x", R, q, x), ("w", N, wq, w)):
+        g_operand = f" global %{name}g" if glob else ""
+        head += (f"  %{name}d = tp.dequantize %{name}q scale %{name}s{g_operand} {mode} : "
+                 f"({data_type}, {scale(rows)}{glob_type}) -> {wide}\n")
+    head += f"  %g = tp.all_gather %xd on @tp axes = [0] dim = 0 : {x} -> {gx}\n"
+    head += f"  %y = tp.matmul %g, %wd transpose_b : {gx}, {w} -> {y}\n"
+    return head + f"  return %y : {y}\n}}\n"
+
+
 def program(g, mode, dt, group_scale):
     data, scale, glob = TYPES[mode]
     x, w, y = f"tensor<{R}x{K}xf32>", f"tensor<{N}x{K}xf32>", f"tensor<{R * g}x{N}x{dt}>"
@@ -126,14 +153,23 @@ def program(g, mode, dt, group_scale):
 def check(g, mode, dt, group_scale, args, tmp):
     name = f"{mode}_{'group' if group_scale else 'own'}_{g}_{dt}"
     path = os.path.join(tmp, name + ".mlir")
+    first = args.dequantize_first
     with open(path, "w") as f:
-        f.write(program(g, mode, dt, group_scale))
+        f.write((dequantize_first_program if first else program)(g, mode, dt, group_scale))
     fused = run([args.tp_opt, path, "--tp-async-tp-pipeline=emit-remarks"])
     if fused.returncode != 0:
         return False, fused.stdout
     is_fused = "tp.all_gather_scaled_matmul" in fused.stdout
     what = "per-tensor scale" if mode == "per_tensor" else "global scale"
     refused = re.search(f"A's {what} is not known to be the same on every rank", fused.stdout)
+    if first:
+        # Narrowed and fused as a scaled GEMM, or kept wide and fused as is.
+        narrowed = re.search(r"all-gather moves \S+ data.* instead of \S+: (\d+) bytes per rank "
+                             r"instead of (\d+)", fused.stdout)
+        is_fused = is_fused and narrowed
+        refused = (re.search(f"stays {dt}: its {what} is not known to be the same on every rank",
+                             fused.stdout)
+                   and "tp.all_gather_matmul" in fused.stdout)
     if group_scale and not is_fused:
         return False, "expected the all-gather to fuse\n" + fused.stdout
     if not group_scale and (is_fused or not refused):
@@ -153,19 +189,23 @@ def check(g, mode, dt, group_scale, args, tmp):
                                  "--compare-pipeline", ""] + transport_args(args))
     if not ok:
         return False, output
-    # The group's scale for every piece; each weight with its own.
+    # The group's scale for every piece; each weight with its own. Pieces
+    # dequantized before a wide gather keep their own rank's scale.
     amax = max(np.abs(x).max() for x in xs)
-    full = np.concatenate([dequantized(x, mode, amax) for x in xs])
+    own = first and not group_scale
+    full = np.concatenate([dequantized(x, mode, np.abs(x).max() if own else amax) for x in xs])
     worst = 0.0
     for r in range(g):
         expected = full @ dequantized(ws[r], mode, np.abs(ws[r]).max()).T
         got = np.load(os.path.join(dumps, f"rank{r}", "result0.npy")).astype(np.float64)
         worst = max(worst, np.abs(got - expected).max() / np.abs(expected).max())
-    if group_scale and worst > TOLERANCE[dt]:
+    if (group_scale or own) and worst > TOLERANCE[dt]:
         return False, f"against numpy: normalized error {worst:.2e} > {TOLERANCE[dt]}"
-    if not group_scale and worst < MISMATCH:
+    if not group_scale and not own and worst < MISMATCH:
         return False, f"per-rank scales should be far from numpy, got {worst:.2e}"
     verdict = "fused" if group_scale else "refused"
+    if first and group_scale:
+        verdict += f", {narrowed.group(1)} instead of {narrowed.group(2)} bytes per rank"
     return True, f"{verdict}; fused vs unfused {error}, vs numpy {worst:.2e}"
 
 
@@ -176,6 +216,8 @@ def main():
     parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4, 8])
     parser.add_argument("--modes", nargs="+", default=sorted(TYPES), choices=sorted(TYPES))
     parser.add_argument("--dtypes", nargs="+", default=["f32", "bf16"])
+    parser.add_argument("--dequantize-first", action="store_true",
+                        help="dequantize before the all-gather, which gathers wide values")
     add_transport(parser)
     args = parser.parse_args()
     total = passed = 0

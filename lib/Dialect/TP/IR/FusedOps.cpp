@@ -131,6 +131,104 @@ AllGatherMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
 }
 
 //===----------------------------------------------------------------------===//
+// all_to_all_matmul
+//===----------------------------------------------------------------------===//
+
+Value AllToAllMatmulOp::getBiasOf(unsigned i) {
+  return biasOf(getBiasMask(), getBiases(), i);
+}
+
+LogicalResult AllToAllMatmulOp::verify() {
+  if (failed(verifyRequiredOperands(*this, {{0, "a"}})))
+    return failure();
+  if (failed(verifyBiasMask(*this, getBiasMask(), getBs().size(),
+                            getBiases().size())))
+    return failure();
+  auto a = getA().getType();
+  if (a.getRank() < 2)
+    return emitOpError("'a' must have at least 2 dims [..., M, K], got ") << a;
+  if (failed(verifyDimInRange(*this, "split", getSplit(), "a", a.getRank())) ||
+      failed(
+          verifyDimInRange(*this, "concat", getConcat(), "a", a.getRank())) ||
+      failed(verifyResultCount(*this, getBs().size() + getReturnExchanged(),
+                               "the exchanged A if returned, then one per B")))
+    return failure();
+  if (getAlgorithm() == Algorithm::Ring)
+    return emitOpError("cannot run the ring schedule: each rank sends each "
+                       "peer a different block (use per_peer or coalesced)");
+  Type element = a.getElementType();
+  for (Value v : llvm::concat<Value>(getBs(), getBiases(), getResults()))
+    if (getElementTypeOrSelf(v.getType()) != element)
+      return emitOpError("every B, bias and result must have 'a''s element "
+                         "type ")
+             << element << ", got " << v.getType();
+  return success();
+}
+
+LogicalResult AllToAllMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
+  FailureOr<GroupInfo> group = resolveGroup(table);
+  if (failed(group))
+    return failure();
+  // The exchanged A: split divided by the group size, concat multiplied.
+  auto a = getA().getType();
+  SmallVector<int64_t> shape(a.getShape());
+  int64_t split = getSplit(), concat = getConcat(), g = group->size;
+  if (!ShapedType::isDynamic(g) && !ShapedType::isDynamic(shape[split])) {
+    if (shape[split] % g != 0)
+      return emitOpError("'a' dim ")
+             << split << " (" << shape[split]
+             << ") is the split dim and is not divisible by the group size "
+             << g;
+    shape[split] /= g;
+  } else {
+    shape[split] = ShapedType::kDynamic;
+  }
+  FailureOr<RankedTensorType> exchanged =
+      withDimScaled(*this, "a", a.clone(shape), concat, g);
+  if (failed(exchanged))
+    return failure();
+  if (Value result = getExchanged())
+    if (failed(verifyTypeIs(*this, "exchanged",
+                            cast<RankedTensorType>(result.getType()),
+                            exchanged->getShape(), a.getElementType())))
+      return failure();
+  for (auto [i, b, product] : llvm::enumerate(getBs(), getProducts())) {
+    std::string bName = indexed("bs", i);
+    auto bType = cast<RankedTensorType>(b.getType());
+    // One B per leading block of A (experts): B has A's leading dims, and
+    // the blocks stack along the rows, so each lands in one B's product.
+    if (bType.getRank() > 2) {
+      int64_t rank = a.getRank();
+      if (bType.getRank() != rank || concat != rank - 2)
+        return emitOpError("'")
+               << bName << "' " << bType
+               << " is per batch, which needs 'a''s rank and the blocks "
+                  "stacked along the rows (concat = "
+               << rank - 2 << ")";
+      for (int64_t d = 0; d + 2 < rank; ++d)
+        if (!extentsCompatible(bType.getDimSize(d), exchanged->getDimSize(d)))
+          return emitOpError("'")
+                 << bName << "' dim " << d << " (" << bType.getDimSize(d)
+                 << ") differs from the exchanged 'a''s ("
+                 << exchanged->getDimSize(d) << ")";
+      bType = RankedTensorType::get(bType.getShape().take_back(2),
+                                    bType.getElementType());
+    }
+    FailureOr<SmallVector<int64_t>> productShape =
+        inferProductShape([&] { return emitOpError(); }, "a", *exchanged, bName,
+                          bType, getTransposeB());
+    if (failed(productShape) ||
+        failed(verifyTypeIs(*this, indexed("products", i),
+                            cast<RankedTensorType>(product.getType()),
+                            *productShape, a.getElementType())) ||
+        failed(verifyBias(*this, indexed("bias of bs", i), getBiasOf(i),
+                          productShape->back(), a.getElementType())))
+      return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // matmul_reduce_scatter
 //===----------------------------------------------------------------------===//
 

@@ -175,6 +175,39 @@ static std::optional<CollectiveMatmulShape> shapeOf(AllGatherOp op) {
   return shape;
 }
 
+/// The GEMMs an all-to-all feeds, modelled as a gather of one block per
+/// rank (what moves per step and what each GEMM step multiplies), if static
+/// and the blocks are rows of A.
+static std::optional<CollectiveMatmulShape> shapeOf(AllToAllOp op) {
+  std::optional<int64_t> groupSize = getStaticGroupSize(op);
+  RankedTensorType exchanged = op.getType();
+  if (!groupSize || !exchanged.hasStaticShape() || exchanged.getRank() < 2 ||
+      static_cast<int64_t>(op.getConcat()) == exchanged.getRank() - 1)
+    return std::nullopt;
+  CollectiveMatmulShape shape;
+  shape.gather = true;
+  shape.exchange = true;
+  shape.groupSize = *groupSize;
+  shape.k = exchanged.getShape().back();
+  shape.rowsPerRank =
+      exchanged.getNumElements() / *groupSize / std::max<int64_t>(shape.k, 1);
+  shape.elementBytes =
+      std::max<int64_t>(1, exchanged.getElementTypeBitWidth() / 8);
+  shape.gemmType = gemmTypeOf(exchanged.getElementType());
+  for (OpOperand *use : usesThroughReshapes(op.getResult())) {
+    Operation *user = use->getOwner();
+    if (use->getOperandNumber() != 0 || !isa<MatmulOp, BatchMatmulOp>(user))
+      continue;
+    auto product = cast<RankedTensorType>(user->getResult(0).getType());
+    if (!product.hasStaticShape())
+      return std::nullopt;
+    shape.n += product.getShape().back();
+  }
+  if (shape.n == 0)
+    return std::nullopt;
+  return shape;
+}
+
 /// The GEMM whose product a reduce-scatter scatters, if static.
 static std::optional<CollectiveMatmulShape> shapeOf(ReduceScatterOp op) {
   std::optional<int64_t> groupSize = getStaticGroupSize(op);
@@ -253,8 +286,40 @@ static std::string describePrediction(const SchedulePrediction &p) {
 struct FusionCounts {
   unsigned allGatherMatmul = 0, matmulReduceScatter = 0;
   unsigned allGatherScaledMatmul = 0, scaledMatmulReduceScatter = 0;
-  unsigned allGatherContract = 0;
+  unsigned allGatherContract = 0, allToAllMatmul = 0;
   unsigned fusedConsumers = 0, missed = 0;
+  /// Gathers narrowed to low precision, and the bytes each rank receives
+  /// through them before and after (-1 once one is not static).
+  unsigned narrowed = 0, leftWide = 0;
+  int64_t wideBytes = 0, narrowBytes = 0;
+
+  void addNarrowing(const GatherNarrowing &narrowing) {
+    if (!narrowing.refused.empty()) {
+      ++leftWide;
+      return;
+    }
+    ++narrowed;
+    auto accumulate = [](int64_t &sum, int64_t bytes) {
+      sum = sum < 0 || bytes < 0 ? -1 : sum + bytes;
+    };
+    accumulate(wideBytes, narrowing.bytesBefore);
+    accumulate(narrowBytes, narrowing.bytesAfter);
+  }
+
+  /// "; 1 all-gather narrowed (3072 instead of 12288 bytes per rank)", or
+  /// nothing when no gather reads a dequantized or widened value.
+  std::string describeNarrowing() const {
+    if (narrowed == 0 && leftWide == 0)
+      return "";
+    std::string text = llvm::formatv("; {0} all-gather{1} narrowed", narrowed,
+                                     narrowed == 1 ? "" : "s");
+    if (narrowed > 0 && wideBytes >= 0 && narrowBytes >= 0)
+      text += llvm::formatv(" ({0} instead of {1} bytes per rank)", narrowBytes,
+                            wideBytes);
+    if (leftWide > 0)
+      text += llvm::formatv(", {0} left wide", leftWide);
+    return text;
+  }
 
   void add(Operation *fused) {
     if (!fused) {
@@ -267,6 +332,9 @@ struct FusionCounts {
       fusedConsumers += op.getBs().size();
     } else if (isa<AllGatherContractOp>(fused)) {
       ++allGatherContract;
+    } else if (auto op = dyn_cast<AllToAllMatmulOp>(fused)) {
+      ++allToAllMatmul;
+      fusedConsumers += op.getBs().size();
     } else if (isa<MatmulReduceScatterOp>(fused)) {
       ++matmulReduceScatter;
     } else if (isa<ScaledMatmulReduceScatterOp>(fused)) {
@@ -324,6 +392,27 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
     return diag;
   }
 
+  /// Gathers of dequantized (or widened) values move the narrow data
+  /// instead, where that loses no fusion.
+  void narrowGathers(RewriterBase &rewriter, const AsyncTPOptions &options,
+                     FusionCounts &counts) {
+    SmallVector<AllGatherOp> gathers;
+    getOperation()->walk([&](AllGatherOp op) { gathers.push_back(op); });
+    for (AllGatherOp op : gathers) {
+      std::string notTensorParallel;
+      Location loc = op.getLoc();
+      if (!isTensorParallelGroup(op.getGridAxes(), options, "all-gather",
+                                 notTensorParallel))
+        continue;
+      FailureOr<GatherNarrowing> narrowing = narrowGather(rewriter, op);
+      if (failed(narrowing))
+        continue;
+      counts.addNarrowing(*narrowing);
+      if (emitRemarks)
+        emitRemark(loc) << narrowing->describe();
+    }
+  }
+
   void runOnOperation() override {
     AsyncTPOptions options;
     if (failed(checkTensorParallelAxis()))
@@ -370,6 +459,11 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
     ErasedOps erased;
     IRRewriter rewriter(&getContext(), &erased);
     reshapesAroundCollectivesAsCollapseOrExpand(getOperation(), rewriter);
+    raiseDequantizeGlue(rewriter, getOperation());
+    narrowGathers(rewriter, options, counts);
+    raiseDequantizedMatmuls(rewriter, getOperation());
+    // New ops may reuse the addresses of the ones these rewrites erased.
+    erased.erased.clear();
 
     SmallVector<Operation *> collectives;
     getOperation()->walk([&](AllGatherOp op) { collectives.push_back(op); });
@@ -389,25 +483,31 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
                "pipeline's 'sequence-parallel' option) splits this one into "
                "both";
     });
-    // An all-to-all (sequence <-> heads, tokens <-> experts) beside a
-    // matmul runs as written: say so rather than stay silent, also when
-    // reshapes and transposes sit between them, as they do in Ulysses
-    // attention and expert layers.
-    if (emitRemarks)
-      getOperation()->walk([&](AllToAllOp op) {
-        bool besideMatmul = isMatmulProduct(throughLayoutOps(op.getInput())) ||
-                            reachesMatmulThroughLayoutOps(op.getResult());
-        if (besideMatmul)
-          emitRemark(op.getLoc())
-              << "all-to-all not fused: async TP overlaps all-gathers and "
-                 "reduce-scatters with matmuls; an all-to-all runs as "
-                 "written";
-      });
+    // An all-to-all (sequence <-> heads, tokens <-> experts) that feeds a
+    // matmul, directly or through reshapes and transposes, joins the
+    // candidates; one that only sends a matmul's product is not fused yet,
+    // and says so.
+    getOperation()->walk([&](AllToAllOp op) {
+      if (reachesMatmulThroughLayoutOps(op.getResult())) {
+        collectives.push_back(op);
+        return;
+      }
+      if (!isMatmulProduct(throughLayoutOps(op.getInput())))
+        return;
+      counts.add(nullptr);
+      if (emitRemarks)
+        emitRemark(op.getLoc())
+            << "all-to-all not fused: it sends a matmul's product, and the "
+               "producer side (each peer's block computed and sent while "
+               "the next is computed) is not fused yet";
+    });
     for (Operation *op : collectives) {
       if (erased.erased.contains(op))
         continue;
       Location loc = op->getLoc();
-      bool gather = isa<AllGatherOp>(op);
+      StringRef what = isa<AllGatherOp>(op)  ? "all-gather"
+                       : isa<AllToAllOp>(op) ? "all-to-all"
+                                             : "reduce-scatter";
       // An unused collective has nothing to fuse with, and a gather of
       // scales fuses with its data's gather: neither is a miss.
       if (op->use_empty())
@@ -419,13 +519,24 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
       std::optional<SchedulePrediction> prediction;
       std::optional<CollectiveMatmulShape> shape;
       if (targetDescription)
-        shape = gather ? shapeOf(cast<AllGatherOp>(op))
-                       : shapeOf(cast<ReduceScatterOp>(op));
+        shape = isa<AllGatherOp>(op)  ? shapeOf(cast<AllGatherOp>(op))
+                : isa<AllToAllOp>(op) ? shapeOf(cast<AllToAllOp>(op))
+                                      : shapeOf(cast<ReduceScatterOp>(op));
+      // No ring can pass on an all-to-all's blocks: a forced ring runs it
+      // per_peer.
+      std::optional<Algorithm> opSchedule = schedule;
+      if (isa<AllToAllOp>(op) && schedule == Algorithm::Ring) {
+        opSchedule = Algorithm::PerPeer;
+        if (emitRemarks)
+          emitRemark(loc) << "all-to-all runs per_peer, not ring: each peer "
+                             "takes a different block, which no ring passes "
+                             "on";
+      }
       if (shape) {
         prediction =
-            schedule || chunks > 0 || streams > 0
+            opSchedule || chunks > 0 || streams > 0
                 ? predictSchedule(*targetDescription, *shape,
-                                  schedule.value_or(Algorithm::PerPeer),
+                                  opSchedule.value_or(Algorithm::PerPeer),
                                   chunks > 0 ? chunks : 1,
                                   streams > 0 ? streams : 1)
                 : chooseSchedule(*targetDescription, *shape);
@@ -434,8 +545,7 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
           if (!emitRemarks)
             continue;
           InFlightDiagnostic remark = emitRemark(loc);
-          remark << (gather ? "all-gather" : "reduce-scatter")
-                 << " not fused: the cost model for '"
+          remark << what << " not fused: the cost model for '"
                  << targetDescription->name << "' predicts ";
           if (prediction->fused < prediction->unfused)
             remark << llvm::formatv(
@@ -452,8 +562,10 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
         }
       }
       FusionReport report =
-          gather
+          isa<AllGatherOp>(op)
               ? fuseAllGather(rewriter, cast<AllGatherOp>(op), options)
+          : isa<AllToAllOp>(op)
+              ? fuseAllToAll(rewriter, cast<AllToAllOp>(op), options)
               : fuseReduceScatter(rewriter, cast<ReduceScatterOp>(op), options);
       counts.add(report.fused);
       if (report.fused && prediction) {
@@ -463,15 +575,13 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
                     : prediction->streams > 1 ? prediction->streams
                                               : 0);
         if (emitRemarks)
-          emitRemark(loc) << (gather ? "all-gather" : "reduce-scatter")
-                          << " fused for '" << targetDescription->name
+          emitRemark(loc) << what << " fused for '" << targetDescription->name
                           << "' with " << describePrediction(*prediction);
       } else if (report.fused) {
-        setSchedule(report.fused, schedule, chunks, streams);
+        setSchedule(report.fused, opSchedule, chunks, streams);
       }
       if (!emitRemarks)
         continue;
-      StringRef what = gather ? "all-gather" : "reduce-scatter";
       for (const std::string &why : report.misses) {
         if (report.fused)
           emitRemark(loc) << what << " fused without one of its uses: " << why;
@@ -488,7 +598,12 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
           << counts.scaledMatmulReduceScatter
           << " scaled-matmul-reduce-scatter, " << counts.allGatherContract
           << " all-gather-contract, " << counts.missed
-          << " collectives left unfused";
+          << " collectives left unfused"
+          << (counts.allToAllMatmul
+                  ? "; " + std::to_string(counts.allToAllMatmul) +
+                        " all-to-all-matmul"
+                  : std::string())
+          << counts.describeNarrowing();
   }
 };
 

@@ -417,8 +417,10 @@ mlir::tp::chooseSchedule(const TargetDescription &target,
           continue;
         if (streams > 1 && algorithm == Algorithm::Coalesced)
           continue;
-        // A GPU runs a reduce-scatter's ring as per_peer.
-        if (target.gpu && !shape.gather && algorithm == Algorithm::Ring)
+        // A GPU runs a reduce-scatter's ring as per_peer, and no ring can
+        // pass on an all-to-all's blocks.
+        if (algorithm == Algorithm::Ring &&
+            ((target.gpu && !shape.gather) || shape.exchange))
           continue;
         SchedulePrediction p =
             predictSchedule(target, shape, algorithm, chunks, streams);

@@ -11,59 +11,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FusionUtils.h"
+#include "GatherConsumers.h"
 #include "tp/Dialect/TP/Transforms/Uniformity.h"
 #include "tp/Dialect/TP/Utils/ReshapeUtils.h"
 
 using namespace mlir;
 using namespace mlir::tp;
-
-namespace {
-
-/// A matmul that takes the gathered value as A, and what the fused op takes
-/// over from it.
-struct Consumer {
-  Operation *matmul = nullptr;
-  /// Set when A reached the matmul through a leading-dims collapse.
-  tensor::CollapseShapeOp collapse;
-  /// Whether the product was expanded back to A's rank (F.linear's graph).
-  bool expanded = false;
-  Value b, bias;
-  bool transposeB = false;
-  /// Scaled consumers: B's scales, and A's scale as the fused op takes it (the
-  /// shard for gathered scales).
-  bool scaled = false;
-  ScalingMode mode = ScalingMode::PerTensor;
-  Value bScale, bGlobal, aScale, aGlobal;
-  Type gatheredScaleType;
-  /// An element-wise op (a reciprocal, a product with a constant) between
-  /// the gather of A's scale and the matmul: the fused op takes it applied to
-  /// the shard.
-  Operation *scaleElementwise = nullptr;
-  /// The all-gather (and reshape, and element-wise op) of A's scale, users
-  /// first, erased once unused.
-  SmallVector<Operation *> scaleOps;
-  Type productElement;
-  /// The matmul, then the ops after it that the product replaces.
-  SmallVector<Operation *> chain;
-  /// Producers of B, scales and bias that must move above the fused op.
-  llvm::SetVector<Operation *> toHoist;
-
-  Value result() const { return chain.back()->getResult(0); }
-};
-
-using ConsumerList = SmallVector<Consumer, 2>;
-
-/// A use of the gathered value that was not fused, and why.
-struct Miss {
-  Operation *user;
-  std::string why;
-  /// False for a use that is no matmul at all (e.g. the gathered value saved
-  /// for backward): reported only when nothing fuses.
-  bool blocksAMatmul = true;
-};
-
-} // namespace
+using namespace mlir::tp::detail;
 
 /// Looks through a leading-dims collapse of `value` when A was collapsed.
 static Value peelCollapse(Value value, bool aWasCollapsed) {
@@ -140,14 +94,57 @@ static LogicalResult matchAScale(AllGatherOp ag, ScaledMatmulOp op, Consumer &c,
   return success();
 }
 
+/// The uses of a dequantize's result, looking through a leading-dims
+/// collapse.
+static SmallVector<OpOperand *> usesOfDequantized(DequantizeOp dequantize) {
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : dequantize->getUses()) {
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());
+    if (!collapse || !isLeadingDimsCollapse(collapse)) {
+      uses.push_back(&use);
+      continue;
+    }
+    for (OpOperand &inner : collapse->getUses())
+      uses.push_back(&inner);
+  }
+  return uses;
+}
+
+/// The matmul that reads `op`'s result as A, when `op` is a dequantize.
+static Operation *matmulOfDequantized(Operation *op) {
+  auto dequantize = dyn_cast<DequantizeOp>(op);
+  if (!dequantize)
+    return nullptr;
+  for (OpOperand *use : usesOfDequantized(dequantize))
+    if (isa<MatmulOp, BatchMatmulOp>(use->getOwner()) &&
+        use->getOperandNumber() == 0)
+      return use->getOwner();
+  return nullptr;
+}
+
+static bool dequantizesForMatmul(Operation *op) {
+  return matmulOfDequantized(op) != nullptr;
+}
+
+/// Why a gathered low-precision value dequantized before its matmul did not
+/// fuse: the matmul could not take both operands scaled.
+static std::string describeDequantizedUse(DequantizeOp dequantize) {
+  if (Operation *matmul = matmulOfDequantized(dequantize))
+    return "the gathered value is dequantized before " + quoteName(matmul) +
+           ", which cannot become a scaled matmul: " +
+           whyNotScaledMatmul(matmul, dequantize.getMode());
+  return describeInterloper(dequantize, "all-gather");
+}
+
 /// The matmul part of a consumer: which op, which operand, which B.
-static LogicalResult matchMatmul(AllGatherOp ag, OpOperand &use, Consumer &c,
-                                 std::string &why) {
+static LogicalResult matchMatmul(Operation *collective, OpOperand &use,
+                                 Consumer &c, std::string &why) {
   Operation *user = use.getOwner();
   auto requireA = [&]() -> LogicalResult {
     if (use.getOperandNumber() == 0)
       return success();
-    why = "the gathered value is used as B of " + quoteName(user) + ", not A";
+    why = (describeValue(collective) + " is used as B of " + quoteName(user) +
+           ", not A");
     return failure();
   };
   if (auto mm = dyn_cast<MatmulOp>(user)) {
@@ -159,9 +156,17 @@ static LogicalResult matchMatmul(AllGatherOp ag, OpOperand &use, Consumer &c,
   if (auto bmm = dyn_cast<BatchMatmulOp>(user)) {
     if (failed(requireA()))
       return failure();
-    if (bmm.getRhs().getType().getRank() != 2) {
-      why = "the batched matmul has a per-batch B, not one weight broadcast "
-            "over the batch";
+    // An all-to-all's blocks stacked along the rows each land in one batch:
+    // one B per batch (experts) multiplies them as they arrive.
+    auto exchange = dyn_cast<AllToAllOp>(collective);
+    bool perBatchRows = exchange && !c.collapse &&
+                        static_cast<int64_t>(exchange.getConcat()) ==
+                            exchange.getType().getRank() - 2;
+    if (bmm.getRhs().getType().getRank() != 2 && !perBatchRows) {
+      why = exchange ? "the batched matmul has a per-batch B, and the "
+                       "exchanged blocks do not stack along its rows"
+                     : "the batched matmul has a per-batch B, not one weight "
+                       "broadcast over the batch";
       return failure();
     }
     c.b = bmm.getRhs();
@@ -170,12 +175,22 @@ static LogicalResult matchMatmul(AllGatherOp ag, OpOperand &use, Consumer &c,
     return success();
   }
   auto smm = dyn_cast<ScaledMatmulOp>(user);
+  if (auto dequantize = dyn_cast<DequantizeOp>(user)) {
+    why = describeDequantizedUse(dequantize);
+    return failure();
+  }
   if (!smm) {
-    why = describeInterloper(user, "all-gather");
+    why = describeInterloper(user, describeCollective(collective));
     return failure();
   }
   if (failed(requireA()))
     return failure();
+  auto ag = dyn_cast<AllGatherOp>(collective);
+  if (!ag) {
+    why = "the exchanged value feeds a scaled matmul; an all-to-all of "
+          "low-precision data and its scales is not fused";
+    return failure();
+  }
   if (static_cast<int64_t>(ag.getDim()) == ag.getType().getRank() - 1) {
     why = "the scaled all-gather is along the last (K) dim, which scales run "
           "along";
@@ -224,21 +239,23 @@ static void matchEpilogue(Consumer &c) {
   absorbBias();
 }
 
-static FailureOr<Consumer> matchConsumer(AllGatherOp ag, OpOperand &use,
+static FailureOr<Consumer> matchConsumer(Operation *collective, OpOperand &use,
                                          tensor::CollapseShapeOp collapse,
                                          std::string &why) {
   Consumer c;
   c.matmul = use.getOwner();
   c.collapse = collapse;
-  if (failed(matchMatmul(ag, use, c, why)))
+  if (failed(matchMatmul(collective, use, c, why)))
     return failure();
-  if (c.matmul->getBlock() != ag->getBlock()) {
-    why = "the matmul is in a different block than the all-gather";
+  if (c.matmul->getBlock() != collective->getBlock()) {
+    why = ("the matmul is in a different block than the " +
+           describeCollective(collective))
+              .str();
     return failure();
   }
   matchEpilogue(c);
 
-  SmallPtrSet<Operation *, 4> replaced = {ag.getOperation()};
+  SmallPtrSet<Operation *, 4> replaced = {collective};
   std::pair<Value, StringRef> needed[] = {{c.b, "B"},
                                           {c.bias, "the bias"},
                                           {c.bScale, "B's scale"},
@@ -249,14 +266,20 @@ static FailureOr<Consumer> matchConsumer(AllGatherOp ag, OpOperand &use,
     if (!value)
       continue;
     Operation *blocker = nullptr;
-    HoistStatus status = planHoist(ag, value, replaced, c.toHoist, blocker);
+    HoistStatus status =
+        planHoist(collective, value, replaced, c.toHoist, blocker);
     if (status != HoistStatus::Ok) {
-      why = describeHoistFailure(status, blocker, what, "the gathered value",
-                                 "all-gather");
+      why =
+          describeHoistFailure(status, blocker, what, describeValue(collective),
+                               describeCollective(collective));
       return failure();
     }
   }
   return c;
+}
+
+static bool inBlockOrder(Operation *x, Operation *y) {
+  return x->getBlock() == y->getBlock() ? x->isBeforeInBlock(y) : x < y;
 }
 
 /// Consumers that can share one fused op: same B layout and the same A
@@ -300,31 +323,25 @@ static Value castIfNeeded(RewriterBase &rewriter, Location loc, Value value,
   return tensor::CastOp::create(rewriter, loc, type, value);
 }
 
-FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
-                               const AsyncTPOptions &options) {
-  FusionReport report;
-  std::string why;
-  if (!isTensorParallelGroup(ag.getGridAxes(), options, "all-gather", why)) {
-    report.misses.push_back(why);
-    return report;
-  }
-
+ConsumerList tp::detail::collectConsumers(Operation *collective,
+                                          SmallVector<Miss> &misses) {
   ConsumerList consumers;
-  SmallVector<Miss> misses;
   auto tryUse = [&](OpOperand &use, tensor::CollapseShapeOp collapse) {
     std::string why;
-    FailureOr<Consumer> c = matchConsumer(ag, use, collapse, why);
+    FailureOr<Consumer> c = matchConsumer(collective, use, collapse, why);
     if (succeeded(c))
       consumers.push_back(std::move(*c));
     else
       misses.push_back(
           {use.getOwner(), why,
            isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp>(use.getOwner()) ||
-               isInterloper(use.getOwner())});
+               isInterloper(use.getOwner()) ||
+               dequantizesForMatmul(use.getOwner())});
   };
-  for (OpOperand &use : ag->getUses()) {
-    // On a grid of dynamic size the gathered value is dynamic, and upstream
-    // casts it to the shape the matmul expects; the product is cast back.
+  for (OpOperand &use : collective->getUses()) {
+    // On a grid of dynamic size the collective's result is dynamic, and
+    // upstream casts it to the shape the matmul expects; the product is cast
+    // back.
     if (auto cast = dyn_cast<tensor::CastOp>(use.getOwner())) {
       for (OpOperand &inner : cast->getUses())
         tryUse(inner, nullptr);
@@ -338,15 +355,127 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
     }
     tryUse(use, nullptr);
   }
-  auto inBlockOrder = [](Operation *x, Operation *y) {
-    return x->getBlock() == y->getBlock() ? x->isBeforeInBlock(y) : x < y;
-  };
   llvm::sort(consumers, [&](const Consumer &x, const Consumer &y) {
     return inBlockOrder(x.matmul, y.matmul);
   });
-  ConsumerList group = consumers.empty()
-                           ? ConsumerList()
+  return consumers.empty() ? ConsumerList()
                            : chooseGroup(std::move(consumers), misses);
+}
+
+void tp::detail::reportMisses(SmallVector<Miss> &misses, bool nothingFused,
+                              FusionReport &report) {
+  llvm::stable_sort(misses, [&](const Miss &x, const Miss &y) {
+    return inBlockOrder(x.user, y.user);
+  });
+  // Uses that are no matmul at all (the collective's result saved for
+  // backward, say) are not misses; they explain one only when nothing fused
+  // and nothing closer to a matmul does.
+  bool anyBlocked =
+      llvm::any_of(misses, [](const Miss &m) { return m.blocksAMatmul; });
+  for (Miss &miss : misses)
+    if (miss.blocksAMatmul || (!anyBlocked && nothingFused))
+      if (!llvm::is_contained(report.misses, miss.why))
+        report.misses.push_back(std::move(miss.why));
+}
+
+/// Whether `user` asks for the size of a leading dim of the collective's
+/// result, which is also a dim of every product.
+static bool isLeadingDimQuery(Operation *collective, Operation *user) {
+  auto dim = dyn_cast<tensor::DimOp>(user);
+  std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+  auto type = cast<RankedTensorType>(collective->getResult(0).getType());
+  return index && *index < type.getRank() - 1;
+}
+
+bool tp::detail::resultStillRead(Operation *collective,
+                                 const ConsumerList &group) {
+  SmallPtrSet<Operation *, 8> absorbed;
+  for (const Consumer &c : group)
+    absorbed.insert(c.matmul);
+  auto isAbsorbed = [&](Operation *user) {
+    if (absorbed.contains(user) || isLeadingDimQuery(collective, user))
+      return true;
+    // A reshape or cast is absorbed when it feeds fused consumers only (a
+    // dead one still reads the collective's result).
+    if (!isa<tensor::CollapseShapeOp, tensor::CastOp>(user))
+      return false;
+    return !user->use_empty() &&
+           llvm::all_of(user->getUsers(),
+                        [&](Operation *u) { return absorbed.contains(u); });
+  };
+  return !llvm::all_of(collective->getUsers(), isAbsorbed);
+}
+
+SmallVector<Type> tp::detail::productTypes(RankedTensorType lhs,
+                                           const ConsumerList &group) {
+  SmallVector<Type> types;
+  for (const Consumer &c : group) {
+    auto bType = cast<RankedTensorType>(c.b.getType());
+    SmallVector<int64_t> shape(lhs.getShape().drop_back());
+    shape.push_back(bType.getDimSize(bType.getRank() - (c.transposeB ? 2 : 1)));
+    types.push_back(RankedTensorType::get(shape, c.productElement));
+  }
+  return types;
+}
+
+void tp::detail::replaceConsumers(RewriterBase &rewriter, Operation *collective,
+                                  Operation *fused, ResultRange products,
+                                  ConsumerList &group, bool returnResult) {
+  const Consumer &lead = group.front();
+  rewriter.setInsertionPointAfter(fused);
+  for (auto [c, product] : llvm::zip_equal(group, products)) {
+    Value replacement = product;
+    if (c.collapse && !c.expanded)
+      replacement = collapseLeadingDims(rewriter, c.matmul->getLoc(), product);
+    replacement = castIfNeeded(rewriter, c.matmul->getLoc(), replacement,
+                               c.result().getType());
+    rewriter.replaceAllUsesWith(c.result(), replacement);
+    for (Operation *op : llvm::reverse(c.chain))
+      rewriter.eraseOp(op);
+  }
+  // Other readers of A's gathered scale (a dequantize of the gathered value,
+  // say) read the one the fused op returns, unless the fused op takes the
+  // scale through an element-wise op (its gathered scale is then another).
+  if (returnResult && lead.scaled && !lead.scaleElementwise)
+    for (Operation *op : lead.scaleOps)
+      if (auto scaleGather = dyn_cast<AllGatherOp>(op))
+        rewriter.replaceAllUsesWith(scaleGather.getResult(),
+                                    fused->getResult(1));
+  // Reshapes of A and gathers of A's scale that fed only fused consumers;
+  // each scale reshape comes before the gather it reads.
+  llvm::SetVector<Operation *> leftovers;
+  for (Consumer &c : group) {
+    if (c.collapse)
+      leftovers.insert(c.collapse);
+    leftovers.insert(c.scaleOps.begin(), c.scaleOps.end());
+  }
+  for (Operation *user : collective->getUsers())
+    if (isa<tensor::CastOp>(user))
+      leftovers.insert(user);
+  for (Operation *op : leftovers)
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  for (Operation *user : llvm::make_early_inc_range(collective->getUsers()))
+    if (isLeadingDimQuery(collective, user))
+      rewriter.modifyOpInPlace(user, [&] {
+        cast<tensor::DimOp>(user).getSourceMutable().assign(products[0]);
+      });
+  if (returnResult)
+    rewriter.replaceAllUsesWith(collective->getResult(0), fused->getResult(0));
+  rewriter.eraseOp(collective);
+}
+
+FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
+                               const AsyncTPOptions &options) {
+  FusionReport report;
+  std::string why;
+  if (!isTensorParallelGroup(ag.getGridAxes(), options, "all-gather", why)) {
+    report.misses.push_back(why);
+    return report;
+  }
+
+  SmallVector<Miss> misses;
+  ConsumerList group = collectConsumers(ag, misses);
   // With no use taking the gathered value as A, it may be contracted over
   // the gathered dim instead (weight gradients). Its reasons replace the
   // A-form's for the uses it examined; the uses it absorbed are gone.
@@ -375,19 +504,7 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
                      "and reads it from the fused op, whose gather already "
                      "overlaps the other consumers' GEMMs";
   }
-  llvm::stable_sort(misses, [&](const Miss &x, const Miss &y) {
-    return inBlockOrder(x.user, y.user);
-  });
-  // Uses that are no matmul at all (the gathered value saved for backward,
-  // say) are not misses; they explain one only when nothing fused and nothing
-  // closer to a matmul does.
-  bool anyBlocked =
-      llvm::any_of(misses, [](const Miss &m) { return m.blocksAMatmul; });
-  for (Miss &miss : misses)
-    if (miss.blocksAMatmul ||
-        (!anyBlocked && group.empty() && !contractFused))
-      if (!llvm::is_contained(report.misses, miss.why))
-        report.misses.push_back(std::move(miss.why));
+  reportMisses(misses, group.empty() && !contractFused, report);
   if (contractFused) {
     report.fused = contractFused;
     return report;
@@ -395,29 +512,7 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
   if (group.empty())
     return report;
 
-  // The gathered value stays needed unless every use is absorbed.
-  SmallPtrSet<Operation *, 8> absorbed;
-  for (Consumer &c : group)
-    absorbed.insert(c.matmul);
-  // A leading dim of the gathered value is also a dim of every product.
-  auto isLeadingDimQuery = [&](Operation *user) {
-    auto dim = dyn_cast<tensor::DimOp>(user);
-    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
-    return index && *index < ag.getType().getRank() - 1;
-  };
-  auto isAbsorbed = [&](Operation *user) {
-    if (absorbed.contains(user) || isLeadingDimQuery(user))
-      return true;
-    // A reshape or cast is absorbed when it feeds fused consumers only (a
-    // dead one still reads the gathered value).
-    if (!isa<tensor::CollapseShapeOp, tensor::CastOp>(user))
-      return false;
-    return !user->use_empty() &&
-           llvm::all_of(user->getUsers(),
-                        [&](Operation *u) { return absorbed.contains(u); });
-  };
-  bool returnGathered = !llvm::all_of(ag->getUsers(), isAbsorbed);
-
+  bool returnGathered = resultStillRead(ag, group);
   llvm::SetVector<Operation *> toHoist;
   for (Consumer &c : group)
     toHoist.insert(c.toHoist.begin(), c.toHoist.end());
@@ -431,13 +526,10 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
     if (lead.scaled)
       resultTypes.push_back(lead.gatheredScaleType);
   }
+  llvm::append_range(resultTypes, productTypes(gathered, group));
   SmallVector<Value> bs, biases, bScales, bGlobals;
   SmallVector<bool> biasMask;
   for (Consumer &c : group) {
-    auto bType = cast<RankedTensorType>(c.b.getType());
-    SmallVector<int64_t> shape(gathered.getShape().drop_back());
-    shape.push_back(bType.getDimSize(c.transposeB ? 0 : 1));
-    resultTypes.push_back(RankedTensorType::get(shape, c.productElement));
     bs.push_back(c.b);
     biasMask.push_back(static_cast<bool>(c.bias));
     if (c.bias)
@@ -479,40 +571,7 @@ FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
     fused = op;
     products = op.getProducts();
   }
-
-  rewriter.setInsertionPointAfter(fused);
-  for (auto [c, product] : llvm::zip_equal(group, products)) {
-    Value replacement = product;
-    if (c.collapse && !c.expanded)
-      replacement = collapseLeadingDims(rewriter, c.matmul->getLoc(), product);
-    replacement = castIfNeeded(rewriter, c.matmul->getLoc(), replacement,
-                               c.result().getType());
-    rewriter.replaceAllUsesWith(c.result(), replacement);
-    for (Operation *op : llvm::reverse(c.chain))
-      rewriter.eraseOp(op);
-  }
-  // Reshapes of A and gathers of A's scale that fed only fused consumers;
-  // each scale reshape comes before the gather it reads.
-  llvm::SetVector<Operation *> leftovers;
-  for (Consumer &c : group) {
-    if (c.collapse)
-      leftovers.insert(c.collapse);
-    leftovers.insert(c.scaleOps.begin(), c.scaleOps.end());
-  }
-  for (Operation *user : ag->getUsers())
-    if (isa<tensor::CastOp>(user))
-      leftovers.insert(user);
-  for (Operation *op : leftovers)
-    if (op->use_empty())
-      rewriter.eraseOp(op);
-  for (Operation *user : llvm::make_early_inc_range(ag->getUsers()))
-    if (isLeadingDimQuery(user))
-      rewriter.modifyOpInPlace(user, [&] {
-        cast<tensor::DimOp>(user).getSourceMutable().assign(products[0]);
-      });
-  if (returnGathered)
-    rewriter.replaceAllUsesWith(ag.getResult(), fused->getResult(0));
-  rewriter.eraseOp(ag);
+  replaceConsumers(rewriter, ag, fused, products, group, returnGathered);
   report.fused = fused;
   return report;
 }

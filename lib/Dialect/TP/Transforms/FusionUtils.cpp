@@ -89,24 +89,27 @@ static bool reachesMatmul(Operation *op, bool downward) {
 
 std::string tp::describeInterloper(Operation *op, StringRef collective) {
   std::string name = quoteName(op);
-  bool gather = collective == "all-gather";
+  // Gathers and all-to-alls feed their matmuls; reduce-scatters read one.
+  bool downward = collective != "reduce-scatter";
+  std::string value =
+      collective == "all-to-all" ? "the exchanged value" : "the gathered value";
   // A contraction tp-import left as linalg (mixed element types, say).
   if (isMatmul(op) && !isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp>(op))
-    return (gather ? "the gathered value feeds " : "its input is produced by ") +
-           name +
+    return (downward ? value + " feeds " : "its input is produced by ") + name +
            ", a contraction tp-import did not raise to a tp matmul "
            "(tp-import{emit-remarks} says why)";
   std::string kind = isElementwise(op)                 ? "an elementwise op"
                      : isa<linalg::TransposeOp>(op)    ? "a transpose"
                      : isInterloper(op)                ? "a reshape"
                                                        : "";
-  if (!kind.empty() && !reachesMatmul(op, /*downward=*/gather))
-    return gather ? "the gathered value feeds " + kind + " (" + name +
-                        ") and no matmul follows"
-                  : "its input comes from " + kind + " (" + name +
-                        ") with no matmul before it";
-  std::string where = gather ? "between the all-gather and the matmul"
-                             : "between the matmul and the reduce-scatter";
+  if (!kind.empty() && !reachesMatmul(op, downward))
+    return downward ? value + " feeds " + kind + " (" + name +
+                          ") and no matmul follows"
+                    : "its input comes from " + kind + " (" + name +
+                          ") with no matmul before it";
+  std::string where =
+      downward ? ("between the " + collective + " and the matmul").str()
+               : "between the matmul and the reduce-scatter";
   if (isElementwise(op))
     return "an elementwise op (" + name + ") sits " + where;
   if (isa<linalg::TransposeOp>(op))
@@ -115,8 +118,8 @@ std::string tp::describeInterloper(Operation *op, StringRef collective) {
           op))
     return "a reshape (" + name +
            ") that does not just merge the leading dims sits " + where;
-  if (collective == "all-gather")
-    return "the gathered value feeds " + name + ", which is not a matmul";
+  if (downward)
+    return value + " feeds " + name + ", which is not a matmul";
   return "its input is produced by " + name + ", not by a matmul";
 }
 

@@ -1,6 +1,7 @@
 // RUN: tp-opt %s -split-input-file -verify-diagnostics
 
-// One case per verifier message of tp.all_to_all. @tp is a group of 4 ranks.
+// One case per verifier message of tp.all_to_all and tp.all_to_all_matmul.
+// @tp is a group of 4 ranks.
 
 shard.grid @tp(shape = 4)
 
@@ -106,4 +107,86 @@ func.func @unknown_grid(%x: tensor<8x64xf32>) -> tensor<32x16xf32> {
   // expected-error @+1 {{'tp.all_to_all' op 'grid' @nope does not name a shard.grid}}
   %0 = tp.all_to_all %x on @nope axes = [0] split = 1 concat = 0 : tensor<8x64xf32> -> tensor<32x16xf32>
   return %0 : tensor<32x16xf32>
+}
+
+// -----
+
+// tp.all_to_all_matmul: one case per verifier message.
+
+shard.grid @tp(shape = 4)
+
+func.func @a2am_ring(%x: tensor<8x64xf32>, %w: tensor<16x32xf32>) -> tensor<32x32xf32> {
+  // expected-error @+1 {{'tp.all_to_all_matmul' op cannot run the ring schedule: each rank sends each peer a different block (use per_peer or coalesced)}}
+  %y = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 1 concat = 0 {algorithm = #tp.algorithm<ring>} : (tensor<8x64xf32>, tensor<16x32xf32>) -> tensor<32x32xf32>
+  return %y : tensor<32x32xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @a2am_split_out_of_range(%x: tensor<8x64xf32>, %w: tensor<16x32xf32>) -> tensor<32x32xf32> {
+  // expected-error @+1 {{'tp.all_to_all_matmul' op 'split' 2 is out of range for 'a' of rank 2}}
+  %y = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 2 concat = 0 : (tensor<8x64xf32>, tensor<16x32xf32>) -> tensor<32x32xf32>
+  return %y : tensor<32x32xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @a2am_indivisible(%x: tensor<8x66xf32>, %w: tensor<16x32xf32>) -> tensor<32x32xf32> {
+  // expected-error @+1 {{'tp.all_to_all_matmul' op 'a' dim 1 (66) is the split dim and is not divisible by the group size 4}}
+  %y = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 1 concat = 0 : (tensor<8x66xf32>, tensor<16x32xf32>) -> tensor<32x32xf32>
+  return %y : tensor<32x32xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @a2am_contraction(%x: tensor<8x64xf32>, %w: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  // expected-error @+1 {{'tp.all_to_all_matmul' op contraction dims differ: 'a' has K = 16, 'bs[0]' has K = 32 (B is [K, N])}}
+  %y = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 1 concat = 0 : (tensor<8x64xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %y : tensor<32x32xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @a2am_product_shape(%x: tensor<8x64xf32>, %w: tensor<16x32xf32>) -> tensor<8x32xf32> {
+  // expected-error @+1 {{'tp.all_to_all_matmul' op 'products[0]' must be tensor<32x32xf32>, got 'tensor<8x32xf32>'}}
+  %y = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 1 concat = 0 : (tensor<8x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @a2am_exchanged_shape(%x: tensor<8x64xf32>, %w: tensor<16x32xf32>) -> (tensor<8x64xf32>, tensor<32x32xf32>) {
+  // expected-error @+1 {{'tp.all_to_all_matmul' op 'exchanged' must be tensor<32x16xf32>, got 'tensor<8x64xf32>'}}
+  %e, %y = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 1 concat = 0 return_exchanged : (tensor<8x64xf32>, tensor<16x32xf32>) -> (tensor<8x64xf32>, tensor<32x32xf32>)
+  return %e, %y : tensor<8x64xf32>, tensor<32x32xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @a2am_element_type(%x: tensor<8x64xf32>, %w: tensor<16x32xbf16>) -> tensor<32x32xf32> {
+  // expected-error @+1 {{'tp.all_to_all_matmul' op every B, bias and result must have 'a''s element type 'f32', got 'tensor<16x32xbf16>'}}
+  %y = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 1 concat = 0 : (tensor<8x64xf32>, tensor<16x32xbf16>) -> tensor<32x32xf32>
+  return %y : tensor<32x32xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @a2am_result_count(%x: tensor<8x64xf32>, %w: tensor<16x32xf32>) -> tensor<32x32xf32> {
+  // expected-error @+1 {{'tp.all_to_all_matmul' op expected 1 results (the exchanged A if returned, then one per B), got 2}}
+  %y:2 = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 1 concat = 0 : (tensor<8x64xf32>, tensor<16x32xf32>) -> (tensor<32x32xf32>, tensor<32x32xf32>)
+  return %y#0 : tensor<32x32xf32>
 }

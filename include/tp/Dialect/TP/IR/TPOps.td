@@ -374,6 +374,59 @@ def TP_AllGatherMatmulOp : TP_GroupOp<"all_gather_matmul", [AttrSizedOperandSegm
   let hasVerifier = 1;
 }
 
+def TP_AllToAllMatmulOp : TP_GroupOp<"all_to_all_matmul", [AttrSizedOperandSegments]> {
+  let summary = "all-to-all A, each arriving block multiplied by each B";
+  let description = [{
+    Equal in meaning to `x = tp.all_to_all a split = s concat = c` followed
+    by, for each B, `x @ B (+ bias)` where the leading dims of `x` act as
+    batch dims and B is broadcast (B is [K, N], or [N, K] with
+    `transpose_b`). Results: the exchanged A first when `return_exchanged` is
+    set, then one product per B.
+
+    The block from group rank i lands at offset i along `concat`. When that
+    is a row or batch dim of the product, each block's GEMM makes its own
+    rows as soon as the block arrives (Ulysses attention's heads -> sequence
+    exchange feeding a projection, tokens arriving at an expert); when it is
+    the last dim (K), each block is a partial sum. Each rank sends each peer a
+    different block, so the schedule is `per_peer` or `coalesced`, never
+    `ring`.
+
+    ```mlir
+    // [S/4, H] split on S -> [S, H/4], times W [H/4, N]
+    %y = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 1 concat = 0
+        : (tensor<32x512xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    ```
+  }];
+  let arguments = !con((ins TP_FloatTensor:$a, Variadic<TP_FloatTensor>:$bs,
+                            Variadic<TP_FloatTensor>:$biases),
+                       groupArgs,
+                       (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$split,
+                            ConfinedAttr<I64Attr, [IntNonNegative]>:$concat,
+                            DenseBoolArrayAttr:$bias_mask,
+                            UnitAttr:$transpose_b, UnitAttr:$return_exchanged),
+                       TP_ScheduleArgs);
+  let results = (outs Variadic<TP_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $a `,` custom<WeightList>($bs, $biases, $bias_mask) `on` $grid `axes` `=`
+    $grid_axes `split` `=` $split `concat` `=` $concat
+    (`transpose_b` $transpose_b^)? (`return_exchanged` $return_exchanged^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = groupDecls # [{
+    /// The exchanged A, when requested.
+    ::mlir::Value getExchanged() {
+      return getReturnExchanged() ? getResults().front() : ::mlir::Value();
+    }
+    /// One product per B, in the order of `bs`.
+    ::mlir::ResultRange getProducts() {
+      return getResults().drop_front(getReturnExchanged() ? 1 : 0);
+    }
+    /// The bias of the i-th B, or null.
+    ::mlir::Value getBiasOf(unsigned i);
+  }];
+  let hasVerifier = 1;
+}
+
 def TP_MatmulReduceScatterOp : TP_GroupOp<"matmul_reduce_scatter",
     [AttrSizedOperandSegments]> {
   let summary = "A @ B reduce-scattered along `dim`, chunk by chunk";

@@ -38,12 +38,60 @@ struct FusionReport {
 FusionReport fuseAllGather(RewriterBase &rewriter, AllGatherOp op,
                            const AsyncTPOptions &options);
 
+/// Fuses `op` with the matmuls that consume its result as A, as
+/// fuseAllGather does: each block is multiplied as it arrives.
+FusionReport fuseAllToAll(RewriterBase &rewriter, AllToAllOp op,
+                          const AsyncTPOptions &options);
+
 /// Fuses `op` with the matmul that produces its input.
 FusionReport fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp op,
                                const AsyncTPOptions &options);
 
-/// Patterns that apply the two functions above. A miss is reported through
-/// notifyMatchFailure.
+/// An all-gather that now moves the narrow data a dequantize (or a widening
+/// cast) produced its input from, or why it still moves the wide values.
+struct GatherNarrowing {
+  /// The narrow gather (the original one when refused).
+  Operation *gather = nullptr;
+  Type wideType, narrowType;
+  /// Row-wise and block scales travel with their data.
+  bool scalesGathered = false;
+  /// Bytes each rank receives from the others; -1 when not static.
+  int64_t bytesBefore = -1, bytesAfter = -1;
+  /// Set when the gather was left wide: why.
+  std::string refused;
+
+  /// "all-gather moves f8E4M3FN data and its scales instead of f32: 3072
+  /// bytes per rank instead of 12288", or why it stays wide.
+  std::string describe() const;
+};
+
+/// Moves the dequantize (or `arith.extf`) that produces `op`'s input below
+/// it: `op` then gathers the narrow data (and its row-wise or block scales).
+/// Refused, with the reason, when a per-tensor or global scale is not known
+/// to be the same on every rank, or when a matmul reading the gathered value
+/// as A could no longer fuse. Fails when `op`'s input is neither.
+FailureOr<GatherNarrowing> narrowGather(RewriterBase &rewriter, AllGatherOp op);
+
+/// Rewrites dequantization written as f32 glue into tp.dequantize where it
+/// feeds an all-gather or a matmul: `arith.mulf(arith.extf(q), s')` with q
+/// FP8 and s' a scale broadcast (linalg.broadcast or tensor.splat) over the
+/// whole tensor (per tensor) or along the last dim (row-wise), or one
+/// linalg.generic computing the same.
+void raiseDequantizeGlue(RewriterBase &rewriter, Operation *root);
+
+/// Rewrites each tp.matmul and tp.batch_matmul (2-D B) whose A is a
+/// dequantized all-gather and whose B is dequantized with the same mode into
+/// the tp.scaled_matmul the scaled fused op takes (transposing a per-tensor
+/// B given as [K, N]). The product no longer rounds the dequantized operands
+/// to the dequantize's element type first.
+void raiseDequantizedMatmuls(RewriterBase &rewriter, Operation *root);
+
+/// Why `matmul` (a tp.matmul or tp.batch_matmul) with an A dequantized with
+/// `mode` cannot become a tp.scaled_matmul, or "" when it can.
+std::string whyNotScaledMatmul(Operation *matmul, ScalingMode mode);
+
+/// Patterns that apply fuseAllGather and fuseReduceScatter. A miss is reported
+/// through notifyMatchFailure.
 void populateAsyncTPPatterns(RewritePatternSet &patterns,
                              const AsyncTPOptions &options = {});
 

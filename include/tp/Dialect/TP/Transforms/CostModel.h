@@ -121,6 +121,9 @@ struct CollectiveMatmulShape {
   int64_t rowsPerRank = 0, n = 0, k = 0, groupSize = 1;
   int64_t elementBytes = 4;
   std::string gemmType = "f32";
+  /// An all-to-all's blocks (each peer takes a different one): per_peer or
+  /// coalesced, never ring.
+  bool exchange = false;
 };
 
 /// How a GPU GEMM runs in the tile model.

@@ -138,7 +138,29 @@ static std::optional<CollectiveMatmulShape> shapeOf(AllGatherOp op) {
   shape.groupSize = *groupSize;
   shape.elementBytes =
       std::max<int64_t>(1, input.getElementTypeBitWidth() / 8);
+  shape.elementBits = input.getElementTypeBitWidth();
   shape.gemmType = gemmTypeOf(input.getElementType());
+  // Row-wise and block scales gathered alongside A move too.
+  for (OpOperand *use : usesThroughReshapes(op.getResult()))
+    if (auto scaled = dyn_cast<ScaledMatmulOp>(use->getOwner());
+        scaled && use->getOperandNumber() == 0) {
+      Value scale = scaled.getAScale();
+      Operation *elementwise = nullptr;
+      for (int peel = 0; peel < 3 && scale; ++peel) {
+        if (auto gather = scale.getDefiningOp<AllGatherOp>()) {
+          RankedTensorType shard = gather.getInput().getType();
+          if (shard.hasStaticShape())
+            shape.scaleBytesPerPeer =
+                shard.getNumElements() * shard.getElementTypeBitWidth() / 8;
+          break;
+        }
+        Value inner = elementwiseOperand(scale, elementwise);
+        if (auto collapse = scale.getDefiningOp<tensor::CollapseShapeOp>())
+          inner = collapse.getSrc();
+        scale = inner;
+      }
+      break;
+    }
   auto rowsOf = [&](int64_t width) {
     shape.k = width;
     shape.rowsPerRank = input.getNumElements() / std::max<int64_t>(width, 1);
@@ -561,6 +583,10 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
           continue;
         }
       }
+      // Asked before the fusion, which may erase `op`.
+      auto exchange = dyn_cast<AllToAllOp>(op);
+      bool sendsMatmulProduct =
+          exchange && isMatmulProduct(throughLayoutOps(exchange.getInput()));
       FusionReport report =
           isa<AllGatherOp>(op)
               ? fuseAllGather(rewriter, cast<AllGatherOp>(op), options)
@@ -568,6 +594,13 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
               ? fuseAllToAll(rewriter, cast<AllToAllOp>(op), options)
               : fuseReduceScatter(rewriter, cast<ReduceScatterOp>(op), options);
       counts.add(report.fused);
+      // An all-to-all between two matmuls could also overlap with the one
+      // before it: say that this side is not fused either.
+      if (!report.fused && sendsMatmulProduct)
+        report.misses.push_back(
+            "it also sends a matmul's product, and the producer side (each "
+            "peer's block computed and sent while the next is computed) is "
+            "not fused yet");
       if (report.fused && prediction) {
         // One stream is the runtime's default: written only when forced.
         setSchedule(report.fused, prediction->algorithm, prediction->chunks,

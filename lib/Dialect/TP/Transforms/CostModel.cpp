@@ -87,12 +87,16 @@ static double gpuGemmSeconds(const TargetDescription &target,
   return target.launchOverhead + std::max(waves, concurrent * memory);
 }
 
-/// Bytes one rank sends each peer: its rows of A (gather) or of the product
-/// (scatter), `elementBytes` each.
+/// Bytes one rank sends each peer: its rows of A (gather), with their scales,
+/// or of the product (scatter); or, given `partialBytes`, of fp32 partials.
 static double bytesPerPeer(const CollectiveMatmulShape &shape,
-                           int64_t elementBytes) {
-  return static_cast<double>(shape.rowsPerRank) *
-         (shape.gather ? shape.k : shape.n) * elementBytes;
+                           std::optional<int64_t> partialBytes = {}) {
+  double rowsTimesWidth = static_cast<double>(shape.rowsPerRank) *
+                          (shape.gather ? shape.k : shape.n);
+  if (partialBytes)
+    return rowsTimesWidth * *partialBytes;
+  double bits = shape.elementBits ? shape.elementBits : shape.elementBytes * 8;
+  return rowsTimesWidth * bits / 8 + shape.scaleBytesPerPeer;
 }
 
 /// The collective op of the unfused program, with the faster of the
@@ -102,7 +106,7 @@ static double collectiveSeconds(const TargetDescription &target,
   const double peers = shape.groupSize - 1;
   if (peers <= 0)
     return 0;
-  const double bytes = bytesPerPeer(shape, shape.elementBytes);
+  const double bytes = bytesPerPeer(shape);
   auto over = [&](const LinkCost &link) {
     return target.launchOverhead + link.latency +
            peers * (link.stepLatency + bytes / link.bandwidth);
@@ -293,8 +297,7 @@ static SchedulePrediction predictGpu(const TargetDescription &target,
   if (algorithm == Algorithm::Coalesced) {
     // Whole shards per_peer; a copy engine launches one copy per shard.
     const bool copyEngine = gpu.transport == "copy_engine";
-    double bytes = shape.gather ? bytesPerPeer(shape, shape.elementBytes)
-                                : bytesPerPeer(shape, 4);
+    double bytes = shape.gather ? bytesPerPeer(shape) : bytesPerPeer(shape, 4);
     double perShard = bytes / (target.perPeer.bandwidth * bandwidthShare) +
                       (copyEngine ? target.launchOverhead : 0);
     double startup =
@@ -330,8 +333,7 @@ static SchedulePrediction predictGpu(const TargetDescription &target,
   p.fusedWaves = pieces * p.piece->waves / std::max<int64_t>(streams, 1);
   p.fusedLaunches = rounds * target.launchOverhead;
 
-  double bytes = shape.gather ? bytesPerPeer(shape, shape.elementBytes)
-                              : bytesPerPeer(shape, 4);
+  double bytes = shape.gather ? bytesPerPeer(shape) : bytesPerPeer(shape, 4);
   // A copy engine takes one cudaMemcpyAsync per peer; NCCL one group of
   // sends and receives per round. The CUDA backend runs a reduce-scatter's
   // ring as per_peer (running sums would serialize the steps).
@@ -369,7 +371,7 @@ SchedulePrediction mlir::tp::predictSchedule(const TargetDescription &target,
   p.unfused = p.unfusedComm + p.unfusedGemm;
 
   if (algorithm == Algorithm::Coalesced) {
-    double bytes = bytesPerPeer(shape, shape.elementBytes);
+    double bytes = bytesPerPeer(shape);
     p.fusedComm = fusedCommSeconds(target, shape, Algorithm::PerPeer, 1, bytes,
                                    1, /*launchPerMessage=*/false);
     auto gemm = [&](double gemmRows, bool overlapped) {
@@ -390,9 +392,9 @@ SchedulePrediction mlir::tp::predictSchedule(const TargetDescription &target,
   // Fused: g * c GEMM pieces, slowed while data moves.
   double piece = flopGemmSeconds(target, shape, shape.rowsPerRank / c) *
                  (peers > 0 ? 1 + target.overlapSlowdown : 1);
-  p.fusedComm = fusedCommSeconds(target, shape, algorithm, chunks,
-                                 bytesPerPeer(shape, shape.elementBytes), 1,
-                                 /*launchPerMessage=*/false);
+  p.fusedComm =
+      fusedCommSeconds(target, shape, algorithm, chunks, bytesPerPeer(shape), 1,
+                       /*launchPerMessage=*/false);
   p.fusedCompute = g * c * piece;
   p.fused = std::max(p.fusedCompute, p.fusedComm + piece);
   setHidden(p);

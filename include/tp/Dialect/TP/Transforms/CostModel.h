@@ -120,6 +120,11 @@ struct CollectiveMatmulShape {
   bool gather = true;
   int64_t rowsPerRank = 0, n = 0, k = 0, groupSize = 1;
   int64_t elementBytes = 4;
+  /// Bits of an element that moves, when not elementBytes * 8 (FP4: 4).
+  int64_t elementBits = 0;
+  /// Bytes of scales that move with each rank's rows (row-wise and block
+  /// scales of a gathered low-precision A).
+  int64_t scaleBytesPerPeer = 0;
   std::string gemmType = "f32";
   /// An all-to-all's blocks (each peer takes a different one): per_peer or
   /// coalesced, never ring.

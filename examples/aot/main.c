@@ -4,7 +4,7 @@
 //  - tp-aot: the ranks are threads of this process;
 //  - tp-aot-mpi (with TP_AOT_MPI): started by `mpirun -n 2`, every process is
 //    one rank and the ranks exchange MPI messages.
-#include "tp/Runtime/ABI.h"
+#include "tp/Runtime/Embedding.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -4,6 +4,7 @@
 #include "tp/Conversion/Passes.h"
 #include "tp/Conversion/TPToRuntime/TPToRuntime.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Pipelines/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -55,6 +56,11 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPLOWERTOSA
+#include "tp/Pipelines/Passes.h.inc"
+} // namespace mlir::tp
+
 using namespace mlir;
 
 //===----------------------------------------------------------------------===//
@@ -84,23 +90,13 @@ namespace {
 /// `tp-lower-tosa`: the TOSA lowering above, run only on a module that has
 /// TOSA ops (a module without any is left exactly as it is: no canonicalizer,
 /// no folding), then a located error for any TOSA op still there.
-struct LowerTosaPass
-    : public PassWrapper<LowerTosaPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTosaPass)
-
+struct LowerTosaPass : tp::impl::TPLowerTosaBase<LowerTosaPass> {
   LowerTosaPass() : pipeline(ModuleOp::getOperationName()) {
     tp::buildTosaToLinalgPipeline(pipeline);
   }
   LowerTosaPass(const LowerTosaPass &other)
-      : PassWrapper(other), pipeline(other.pipeline) {}
+      : TPLowerTosaBase(other), pipeline(other.pipeline) {}
 
-  StringRef getArgument() const override { return "tp-lower-tosa"; }
-  StringRef getDescription() const override {
-    return "TOSA ops to linalg, arith, tensor and scf through upstream's "
-           "conversions (tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, "
-           "tosa-to-tensor, tosa-to-scf); a module without TOSA ops is left "
-           "untouched";
-  }
   void getDependentDialects(DialectRegistry &registry) const override {
     pipeline.getDependentDialects(registry);
   }
@@ -152,10 +148,6 @@ struct LowerTosaPass
 };
 } // namespace
 
-std::unique_ptr<Pass> tp::createLowerTosaPass() {
-  return std::make_unique<LowerTosaPass>();
-}
-
 //===----------------------------------------------------------------------===//
 // The lowering
 //===----------------------------------------------------------------------===//
@@ -170,7 +162,7 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
                                 const LowerToLLVMOptions &options) {
   // TOSA glue a frontend emitted becomes linalg, arith, tensor and scf on
   // tensors, like any other glue (a no-op without TOSA ops).
-  pm.addPass(createLowerTosaPass());
+  pm.addPass(tp::createTPLowerTosa());
   // tp ops: layers lowered, rank context threaded through.
   pm.addPass(createTPLowerLinear());
   pm.addPass(createTPToRuntime());
@@ -266,7 +258,7 @@ void tp::registerLowerToLLVMPipeline() {
       "element-wise glue becomes linalg, everything is bufferized",
       buildBufferizePipeline);
   // Also on its own, to lower TOSA before tp-async-tp-pipeline.
-  PassRegistration<LowerTosaPass>();
+  tp::registerTPLowerTosa();
 }
 
 void tp::registerLoweringDialects(DialectRegistry &registry) {

@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Runtime/ABI.h"
+#include "tp/Runtime/Embedding.h"
 #include "tp/Runtime/MemRefs.h"
 #include "tp/Runtime/RankContext.h"
 

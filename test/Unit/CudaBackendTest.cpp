@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Runtime/ABI.h"
 #include "tp/Runtime/CudaBackend.h"
+#include "tp/Runtime/Embedding.h"
 
 #include <gtest/gtest.h>
 

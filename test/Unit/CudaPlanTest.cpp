@@ -7,9 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaPlan.h"
+#include "tp/Runtime/Backend.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <numeric>
 
@@ -430,3 +432,74 @@ TEST(CudaPlanTest, ContractAccumulatesWide) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// All-to-all blocks
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// cudaMemcpy2D on host memory.
+void copy2D(const StridedCopy &c, const uint8_t *src, uint8_t *dst) {
+  for (int64_t r = 0; r < c.rows; ++r)
+    std::memcpy(dst + c.dst + r * c.dstPitch, src + c.src + r * c.srcPitch,
+                c.width);
+}
+} // namespace
+
+// The device packing (one 2-D copy per block) lays the blocks out exactly as
+// the CPU backend packs them, for every split dim of 2- to 4-D tensors.
+TEST(CudaPlanTest, PackedBlocksMatchTheCpuPacking) {
+  const std::vector<std::vector<int64_t>> shapes = {
+      {4, 6}, {8, 3}, {2, 4, 6}, {3, 8, 2}, {2, 2, 4, 4}};
+  for (const std::vector<int64_t> &shape : shapes)
+    for (int64_t split = 0; split < static_cast<int64_t>(shape.size()); ++split)
+      for (int g : {1, 2, 4})
+        for (DType dtype : {DType::F32, DType::BF16}) {
+          if (shape[split] % g != 0)
+            continue;
+          Tensor input(dtype, shape);
+          auto *bytes = static_cast<uint8_t *>(input.mutableData());
+          for (size_t i = 0; i < input.numBytes(); ++i)
+            bytes[i] = static_cast<uint8_t>(i * 7 + 3);
+          Tensor packed;
+          std::vector<int64_t> blockShape;
+          ASSERT_TRUE(
+              packAllToAllBlocks(input, split, g, "test", packed, blockShape)
+                  .isOk());
+          int64_t outer = 1, inner = 1;
+          for (int64_t d = 0; d < split; ++d)
+            outer *= shape[d];
+          for (size_t d = split + 1; d < shape.size(); ++d)
+            inner *= shape[d];
+          std::vector<uint8_t> device(input.numBytes(), 0);
+          for (const StridedCopy &c :
+               packBlockCopies(outer, shape[split], inner, byteSize(dtype), g))
+            copy2D(c, bytes, device.data());
+          EXPECT_EQ(0, std::memcmp(device.data(), packed.data(), device.size()))
+              << "split " << split << " over " << g << " ranks of "
+              << input.typeString();
+        }
+}
+
+// The pieces an all-to-all sends member `to` cover its block exactly, in
+// order, and nothing of any other member's block.
+TEST(CudaPlanTest, ExchangeSendPiecesCoverTheDestinationsBlock) {
+  const int64_t outer = 3, extL = 5;
+  const size_t slab = 8, blockBytes = outer * extL * slab;
+  for (int to = 0; to < 4; ++to)
+    for (int chunks : {1, 2, 5}) {
+      std::vector<int> covered(4 * blockBytes, 0);
+      for (int j = 0; j < chunks; ++j) {
+        auto [lo, hi] = Schedule::pieceRange(extL, chunks, j);
+        StridedCopy piece =
+            exchangeSendPiece(blockBytes, to, extL, lo, hi, slab, outer);
+        for (int64_t r = 0; r < piece.rows; ++r)
+          for (size_t b = 0; b < piece.width; ++b)
+            ++covered[piece.src + r * piece.srcPitch + b];
+      }
+      for (size_t i = 0; i < covered.size(); ++i)
+        EXPECT_EQ(covered[i], i / blockBytes == size_t(to) ? 1 : 0)
+            << "byte " << i << " sending to " << to << " in " << chunks
+            << " pieces";
+    }
+}

@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Runtime/ABI.h"
+#include "tp/Runtime/Embedding.h"
 
 #include <cuda_runtime_api.h>
 

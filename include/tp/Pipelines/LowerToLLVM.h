@@ -44,10 +44,8 @@ void buildLowerToLLVMPipeline(OpPassManager &pm,
 /// canonicalize, nested on func.func.
 void buildTosaToLinalgPipeline(OpPassManager &pm);
 
-/// `tp-lower-tosa`: buildTosaToLinalgPipeline's passes, run only when the
-/// module has a TOSA op (a module without one is left exactly as it is);
-/// a TOSA op they cannot lower is an error at its location.
-std::unique_ptr<Pass> createLowerTosaPass();
+/// `tp-lower-tosa` (createTPLowerTosa, tp/Pipelines/Passes.h) runs
+/// buildTosaToLinalgPipeline's passes only when the module has a TOSA op.
 
 /// The first half: TOSA lowered (tp-lower-tosa), tp ops become runtime calls, everything is bufferized and
 /// deallocated (functions then take and return memrefs).

@@ -15,6 +15,7 @@
 |* rank's context (every later call returns at once) and fails the world, so  *|
 |* peers stop waiting; the driver reports it when the entry returns.          *|
 |*                                                                            *|
+|* Driving compiled code (runs, ranks' contexts) is tp/Runtime/Embedding.h.  *|
 |* See docs/RuntimeABI.md.                                                    *|
 \*===----------------------------------------------------------------------===*/
 
@@ -187,41 +188,6 @@ void _mlir_ciface_tp_rt_all_gather_contract(
 /// saturating at the largest finite value).
 float _mlir_ciface_tp_rt_extf_f8(int8_t bits, int32_t dtype);
 int8_t _mlir_ciface_tp_rt_truncf_f8(float value, int32_t dtype);
-
-/* Driving compiled code without MLIR (ahead-of-time programs): a run of N
- * ranks as threads of this process on the CPU backend, and each rank's
- * context to pass compiled functions first. */
-typedef struct TPRtRun TPRtRun;
-/// A run of `ranks` ranks whose collectives give up after `timeoutMs`.
-TPRtRun *tpRtRunCreate(int32_t ranks, int64_t timeoutMs);
-/// Rank `rank`'s context; owned by the run.
-TPRtContext *tpRtRunContext(TPRtRun *run, int32_t rank);
-/// Null while the rank has no error, else its message (owned by the context).
-const char *tpRtContextError(TPRtContext *ctx);
-void tpRtRunDestroy(TPRtRun *run);
-/// The number of ranks of the run.
-int32_t tpRtRunSize(TPRtRun *run);
-
-/// A run of `ranks` ranks as threads of this process on the CUDA backend
-/// (loopback transport: rank r on GPU r % devices), in library
-/// AsyncTP::TPRuntimeCuda. Null, with a message on stderr, without a device.
-/// Operands and results in device or managed memory (the host-shared
-/// buffers of glue compiled by tp-lower-glue-to-nvvm) are used in place.
-TPRtRun *tpRtCudaRunCreate(int32_t ranks, int64_t timeoutMs);
-/// Bytes the rank's backend has copied between host memory and the device
-/// since the run was made (zero on the CPU backend).
-void tpRtContextHostTransfers(TPRtContext *ctx, int64_t *hostToDevice,
-                              int64_t *deviceToHost);
-/* A program started by mpirun, one rank per process, on the CPU backend over
- * MPI (library AsyncTP::TPRuntimeMpi). */
-/// This process's rank of a run spanning MPI_COMM_WORLD. Initializes MPI
-/// (MPI_THREAD_MULTIPLE) unless the program has, and then finalizes it in
-/// tpRtRunDestroy. Null, with a message on stderr, when it cannot.
-TPRtRun *tpRtMpiRunCreate(int64_t timeoutMs);
-/// The rank whose context this process holds (tpRtRunContext(run, it)).
-int32_t tpRtMpiRunRank(TPRtRun *run);
-/// Ends every rank of the job after this one failed with `message`.
-void tpRtMpiAbort(const char *message);
 
 /// The strided copy upstream's memref lowering calls for memref.copy
 /// (the same contract as libmlir_c_runner_utils' `memrefCopy`).

@@ -11,12 +11,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "SharedBuffers.h"
+#include "tp/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPCHECKGRAPHCAPTURE
+#include "tp/Pipelines/Passes.h.inc"
+} // namespace mlir::tp
 
 using namespace mlir;
 
@@ -59,14 +65,7 @@ std::string hostDataAccess(Operation *op) {
 }
 
 struct CheckGraphCapturePass
-    : PassWrapper<CheckGraphCapturePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckGraphCapturePass)
-  StringRef getArgument() const override { return "tp-check-graph-capture"; }
-  StringRef getDescription() const override {
-    return "Refuse host code that touches buffer data, which a CUDA graph of "
-           "the step would not replay (run once the glue is GPU launches)";
-  }
-
+    : tp::impl::TPCheckGraphCaptureBase<CheckGraphCapturePass> {
   void runOnOperation() override {
     bool refused = false;
     // One error per source location: a glue op lowers to many loads.
@@ -93,7 +92,3 @@ struct CheckGraphCapturePass
 };
 
 } // namespace
-
-std::unique_ptr<Pass> mlir::tp::createCheckGraphCapturePass() {
-  return std::make_unique<CheckGraphCapturePass>();
-}

@@ -4,6 +4,7 @@
 #include "SharedBuffers.h"
 #include "tp/Conversion/Passes.h"
 #include "tp/Pipelines/LowerToLLVM.h"
+#include "tp/Pipelines/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -40,6 +41,11 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPCHECKNVVMTARGET
+#include "tp/Pipelines/Passes.h.inc"
+} // namespace mlir::tp
+
 using namespace mlir;
 
 namespace {
@@ -56,14 +62,14 @@ constexpr std::pair<llvm::StringLiteral, int> kChips[] = {
 /// Checks the pipeline's options before LLVM sees them: the chip and PTX
 /// features, the optimization level and the toolkit's libdevice.
 struct CheckNVVMTargetPass
-    : PassWrapper<CheckNVVMTargetPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckNVVMTargetPass)
-  CheckNVVMTargetPass(const tp::GlueToNVVMOptions &options)
-      : chip(options.chip), features(options.features),
-        cudaPath(options.cudaPath), optLevel(options.optLevel) {}
-  StringRef getArgument() const override { return "tp-check-nvvm-target"; }
+    : tp::impl::TPCheckNVVMTargetBase<CheckNVVMTargetPass> {
+  using TPCheckNVVMTargetBase::TPCheckNVVMTargetBase;
 
   void runOnOperation() override {
+    // Plain values of the options, for messages.
+    const std::string chip = this->chip, features = this->features,
+                      cudaPath = this->cudaPath;
+    const int optLevel = this->optLevel;
     if (optLevel < 0 || optLevel > 3) {
       getOperation().emitError()
           << "tp-lower-glue-to-nvvm: 'opt-level' must be 0 to 3, got "
@@ -106,9 +112,6 @@ struct CheckNVVMTargetPass
       return signalPassFailure();
     }
   }
-
-  std::string chip, features, cudaPath;
-  int optLevel;
 };
 
 } // namespace
@@ -168,13 +171,14 @@ void tp::buildGlueToNVVMPipeline(OpPassManager &pm,
 
 void tp::buildGlueBufferizePipeline(OpPassManager &pm,
                                     const GlueToNVVMOptions &options) {
-  pm.addPass(std::make_unique<CheckNVVMTargetPass>(options));
+  pm.addPass(tp::createTPCheckNVVMTarget(tp::TPCheckNVVMTargetOptions{
+      options.chip, options.features, options.cudaPath, options.optLevel}));
   // Runtime verification asserts on the host; kernels have no way to report.
   LowerToLLVMOptions bufferize;
   bufferize.runtimeChecks = false;
   buildBufferizePipeline(pm, bufferize);
   // Kernels, the runtime and the host code share every buffer.
-  pm.addNestedPass<func::FuncOp>(createSharedBuffersPass());
+  pm.addNestedPass<func::FuncOp>(tp::createTPGpuSharedBuffers());
 }
 
 void tp::buildGlueKernelsPipeline(OpPassManager &pm,
@@ -185,15 +189,16 @@ void tp::buildGlueKernelsPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   if (options.cudaGraph)
-    pm.addPass(createCheckGraphCapturePass());
+    pm.addPass(tp::createTPCheckGraphCapture());
   buildKernelsToNVVM(pm, options);
   // What LLVM IR translation does not know (grid declarations, markers).
   pm.addPass(tp::createTPFinalizeRuntimeLowering());
 }
 
 void tp::registerGlueToNVVMPipeline() {
-  registerPass([] { return createSharedBuffersPass(); });
-  registerPass([] { return createCheckGraphCapturePass(); });
+  registerTPGpuSharedBuffers();
+  registerTPCheckGraphCapture();
+  registerTPCheckNVVMTarget();
   PassPipelineRegistration<GlueToNVVMOptions>(
       "tp-lower-glue-to-nvvm",
       "Bufferize as tp-lower-to-llvm, then compile the glue between runtime "

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SharedBuffers.h"
+#include "tp/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,6 +28,11 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPGPUSHAREDBUFFERS
+#include "tp/Pipelines/Passes.h.inc"
+} // namespace mlir::tp
 
 using namespace mlir;
 
@@ -118,19 +124,7 @@ MemRefType plainType(Type type) {
   return memref && memref.getLayout().isIdentity() ? memref : MemRefType();
 }
 
-struct SharedBuffersPass
-    : PassWrapper<SharedBuffersPass, OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SharedBuffersPass)
-  StringRef getArgument() const override { return "tp-gpu-shared-buffers"; }
-  StringRef getDescription() const override {
-    return "Make a function's buffers host-shared so glue kernels and the "
-           "runtime reach them, copying inputs in and results out";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<gpu::GPUDialect, linalg::LinalgDialect,
-                    memref::MemRefDialect>();
-  }
-
+struct SharedBuffersPass : tp::impl::TPGpuSharedBuffersBase<SharedBuffersPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
@@ -258,7 +252,3 @@ struct SharedBuffersPass
 };
 
 } // namespace
-
-std::unique_ptr<Pass> mlir::tp::createSharedBuffersPass() {
-  return std::make_unique<SharedBuffersPass>();
-}

@@ -7,6 +7,7 @@
 #ifndef TP_LIB_RUNTIME_ABI_RUNSTATE_H
 #define TP_LIB_RUNTIME_ABI_RUNSTATE_H
 
+#include "tp/Runtime/Embedding.h"
 #include "tp/Runtime/RankContext.h"
 
 #include <functional>

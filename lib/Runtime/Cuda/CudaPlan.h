@@ -450,6 +450,50 @@ inline std::vector<PartialGemm> partialGemms(const GemmStep &step,
   return gemms;
 }
 
+//===----------------------------------------------------------------------===//
+// All-to-all blocks (all_to_all_matmul)
+//===----------------------------------------------------------------------===//
+
+/// One 2-D copy (cudaMemcpy2DAsync): `rows` runs of `width` bytes, from byte
+/// `src` of the source (runs `srcPitch` apart) to byte `dst` of the
+/// destination (runs `dstPitch` apart).
+struct StridedCopy {
+  size_t src = 0, dst = 0, width = 0, srcPitch = 0, dstPitch = 0;
+  int64_t rows = 1;
+};
+
+/// The copies that pack an all-to-all's input, viewed as [outer, extent,
+/// inner] around its split dim (`extent` divisible by `groupSize`), into
+/// `groupSize` blocks side by side, block j at j * (its bytes) and laid out
+/// as a tensor of the block's shape: one copy per block.
+inline std::vector<StridedCopy> packBlockCopies(int64_t outer, int64_t extent,
+                                                int64_t inner,
+                                                size_t elementBytes,
+                                                int groupSize) {
+  const size_t width =
+      size_t(extent / groupSize) * size_t(inner) * elementBytes;
+  std::vector<StridedCopy> copies;
+  for (int j = 0; j < groupSize; ++j)
+    copies.push_back({/*src=*/j * width, /*dst=*/j * width * size_t(outer),
+                      width, /*srcPitch=*/width * groupSize,
+                      /*dstPitch=*/width, outer});
+  return copies;
+}
+
+/// Piece [lo, hi) of the block an all-to-all sends member `to`, within the
+/// packed blocks (`blockBytes` each, laid out as a shard of `extL` slabs of
+/// `slabBytes` along the concat dim, in `outer` runs): what one send reads.
+inline StridedCopy exchangeSendPiece(size_t blockBytes, int to, int64_t extL,
+                                     int64_t lo, int64_t hi, size_t slabBytes,
+                                     int64_t outer) {
+  StridedCopy piece;
+  piece.src = to * blockBytes + size_t(lo) * slabBytes;
+  piece.width = size_t(hi - lo) * slabBytes;
+  piece.srcPitch = size_t(extL) * slabBytes;
+  piece.rows = outer;
+  return piece;
+}
+
 } // namespace tp::rt::cuda
 
 #endif // TP_LIB_RUNTIME_CUDA_CUDAPLAN_H

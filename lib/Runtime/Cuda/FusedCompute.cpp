@@ -67,16 +67,15 @@ Status CudaRank::packBlocks(const AllGatherMatmulArgs &args, int groupSize,
   TP_RETURN_IF_ERROR(
       allToAllShapes(a.shape(), split, split, groupSize, context, shapes));
   const Split in = splitAt(a.shape(), split);
-  const size_t width =
-      size_t(shapes.block[split] * in.inner) * byteSize(a.dtype());
-  p.blockBytes = width * in.outer;
+  p.blockBytes = a.numBytes() / groupSize;
   TP_RETURN_IF_ERROR(buffer("a2am.blocks", a.numBytes(), p.dBlocks, context));
   countCopy(a.data(), a.numBytes(), /*toDevice=*/true);
-  for (int j = 0; j < groupSize; ++j)
+  for (const StridedCopy &copy : packBlockCopies(
+           in.outer, in.extent, in.inner, byteSize(a.dtype()), groupSize))
     TP_CUDA(cudaMemcpy2DAsync(
-        static_cast<uint8_t *>(p.dBlocks) + j * p.blockBytes, width,
-        static_cast<const uint8_t *>(a.data()) + j * width, width * groupSize,
-        width, in.outer, cudaMemcpyDefault, comm));
+        static_cast<uint8_t *>(p.dBlocks) + copy.dst, copy.dstPitch,
+        static_cast<const uint8_t *>(a.data()) + copy.src, copy.srcPitch,
+        copy.width, copy.rows, cudaMemcpyDefault, comm));
   block = Tensor::borrow(a.dtype(), shapes.block,
                          static_cast<uint8_t *>(p.dBlocks) + me * p.blockBytes);
   return Status::ok();

@@ -547,12 +547,14 @@ Status NcclBackend::gatherPieces(ncclComm_t nc, const GatherLayout &l,
     if (!l.blocks)
       return piece(false, origin, j);
     auto [lo, hi] = pieceRange(l.extL, l.chunks, j);
-    size_t slab = l.split.inner * l.elementBytes;
+    StridedCopy send =
+        exchangeSendPiece(l.blockBytes, to, l.extL, lo, hi,
+                          l.split.inner * l.elementBytes, l.split.outer);
     Piece p;
-    p.at = static_cast<uint8_t *>(l.blocks) + to * l.blockBytes + lo * slab;
-    p.width = (hi - lo) * slab;
-    p.pitch = l.extL * slab;
-    p.rows = l.split.outer;
+    p.at = static_cast<uint8_t *>(l.blocks) + send.src;
+    p.width = send.width;
+    p.pitch = send.srcPitch;
+    p.rows = send.rows;
     return p;
   };
   // Staging for pieces that are not contiguous: a whole shard is the most

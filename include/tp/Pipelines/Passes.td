@@ -1,0 +1,71 @@
+//===- Passes.td - passes of the lowering pipelines -------*- tablegen -*-===//
+//
+// The passes tp-lower-to-llvm and tp-lower-glue-to-nvvm run besides
+// upstream's: declared here so that they get registrations, options and
+// documentation like every other pass.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_PIPELINES_PASSES_TD
+#define TP_PIPELINES_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TPLowerTosa : Pass<"tp-lower-tosa", "::mlir::ModuleOp"> {
+  let summary = "TOSA ops to linalg, arith, tensor and scf";
+  let description = [{
+    Runs upstream's conversions (tosa-to-linalg-named, tosa-to-linalg,
+    tosa-to-arith, tosa-to-tensor, tosa-to-scf) on a module that has TOSA
+    ops, then reports, at its location, any TOSA op still there. A module
+    without TOSA ops is left exactly as it is: no canonicalizer, no folding.
+  }];
+}
+
+def TPGpuSharedBuffers : Pass<"tp-gpu-shared-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Make a function's buffers host-shared, copying inputs in and "
+                "results out";
+  let description = [{
+    So that glue kernels and the runtime reach the same buffers: every
+    allocation becomes a host-shared one, a public function's memref
+    arguments are copied in on entry and its results copied out, and the
+    program's own copies between buffers become kernels. Only identity
+    layouts are copied; an argument with another layout is an error.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def TPCheckGraphCapture : Pass<"tp-check-graph-capture", "::mlir::ModuleOp"> {
+  let summary = "Refuse host code that touches buffer data, which a CUDA "
+                "graph of the step would not replay";
+  let description = [{
+    Run once the glue is GPU launches: any host op left that reads or writes
+    a buffer's data would run once, at capture, not on every replay. Each is
+    an error at its location (one per location).
+  }];
+}
+
+def TPCheckNVVMTarget : Pass<"tp-check-nvvm-target", "::mlir::ModuleOp"> {
+  let summary = "Check tp-lower-glue-to-nvvm's target options before LLVM "
+                "sees them";
+  let description = [{
+    The chip must be one LLVM's NVPTX backend knows, any `+ptxNN` feature
+    new enough for it, the optimization level 0 to 3, and `cuda-path` (when
+    given) a toolkit with nvvm/libdevice, where the kernels' math functions
+    come from.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target SM (e.g. sm_90 for H100)">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "PTX features (the PTX ISA version: +ptx80 and up for sm_90)">,
+    Option<"cudaPath", "cuda-path", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit whose nvvm/libdevice the kernels' math functions "
+           "come from (empty: not checked)">,
+    Option<"optLevel", "opt-level", "int", /*default=*/"3",
+           "LLVM optimization level, 0 to 3">,
+  ];
+}
+
+#endif // TP_PIPELINES_PASSES_TD

@@ -496,6 +496,42 @@ void _mlir_ciface_tp_rt_dequantize(TPRtContext *ctx, TPRtUnrankedMemRef *site,
   call.finish(Status::ok(), result);
 }
 
+/// The body both gather-then-multiply entries share: A and the weights
+/// (scaled with `mode`), the schedule, the operand checks and the run. `args`
+/// already holds the dims, the flags and the exchange.
+static void runGatherMatmul(Call &call, const Group &group,
+                            std::optional<Scaling> mode,
+                            AllGatherMatmulArgs &args, int32_t algorithm,
+                            int64_t chunks, int32_t streams) {
+  std::optional<Operand> a = scaledOperand(call, true, 0, mode);
+  if (!a)
+    return;
+  args.a = *a;
+  // Results: the gathered (or exchanged) A and, when scaled, its scale when
+  // returned; then the products.
+  int firstProduct = args.returnGathered ? (mode ? 2 : 1) : 0;
+  for (int i = 0, weights = call.count(TP_RT_ROLE_WEIGHT); i < weights; ++i) {
+    std::optional<Operand> b = scaledOperand(call, false, i, mode);
+    if (!b)
+      return;
+    args.bs.push_back(*b);
+    args.biases.push_back(call.operand(TP_RT_ROLE_BIAS, i));
+    args.outTypes.push_back(call.resultType(firstProduct + i));
+  }
+  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
+      !known)
+    return call.fail(known.message());
+  args.site = call.site;
+  std::string mismatch = args.exchangeSplit
+                             ? abi::checkAllToAllMatmul(args, group.size())
+                             : abi::checkAllGatherMatmul(args, group.size());
+  if (!mismatch.empty())
+    return call.fail(mismatch);
+  std::vector<Tensor> results;
+  Status status = call.backend().allGatherMatmul(group, args, results);
+  call.finish(status, results);
+}
+
 void _mlir_ciface_tp_rt_all_gather_matmul(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t scaling, int32_t transposeB,
@@ -507,36 +543,12 @@ void _mlir_ciface_tp_rt_all_gather_matmul(
   std::optional<Group> group = call.group(grid, axes);
   if (!group)
     return;
-  std::optional<Scaling> mode = toScaling(scaling);
   AllGatherMatmulArgs args;
-  std::optional<Operand> a = scaledOperand(call, true, 0, mode);
-  if (!a)
-    return;
-  args.a = *a;
-  int weights = call.count(TP_RT_ROLE_WEIGHT);
-  // Results: the gathered A (and its scale when scaled), then the products.
-  int firstProduct = returnGathered ? (mode ? 2 : 1) : 0;
-  for (int i = 0; i < weights; ++i) {
-    std::optional<Operand> b = scaledOperand(call, false, i, mode);
-    if (!b)
-      return;
-    args.bs.push_back(*b);
-    args.biases.push_back(call.operand(TP_RT_ROLE_BIAS, i));
-    args.outTypes.push_back(call.resultType(firstProduct + i));
-  }
   args.dim = dim;
   args.transposeB = transposeB != 0;
   args.returnGathered = returnGathered != 0;
-  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
-      !known)
-    return call.fail(known.message());
-  args.site = call.site;
-  std::string mismatch = abi::checkAllGatherMatmul(args, group->size());
-  if (!mismatch.empty())
-    return call.fail(mismatch);
-  std::vector<Tensor> results;
-  Status status = call.backend().allGatherMatmul(*group, args, results);
-  call.finish(status, results);
+  runGatherMatmul(call, *group, toScaling(scaling), args, algorithm, chunks,
+                  streams);
 }
 
 void _mlir_ciface_tp_rt_all_to_all_matmul(
@@ -551,34 +563,11 @@ void _mlir_ciface_tp_rt_all_to_all_matmul(
   if (!group)
     return;
   AllGatherMatmulArgs args;
-  const Tensor *a = call.require(TP_RT_ROLE_INPUT);
-  if (!a)
-    return;
-  args.a = Operand::plain(a);
-  int weights = call.count(TP_RT_ROLE_WEIGHT);
-  int firstProduct = returnExchanged ? 1 : 0;
-  for (int i = 0; i < weights; ++i) {
-    const Tensor *b = call.require(TP_RT_ROLE_WEIGHT, i);
-    if (!b)
-      return;
-    args.bs.push_back(Operand::plain(b));
-    args.biases.push_back(call.operand(TP_RT_ROLE_BIAS, i));
-    args.outTypes.push_back(call.resultType(firstProduct + i));
-  }
   args.dim = concat;
   args.exchangeSplit = split;
   args.transposeB = transposeB != 0;
   args.returnGathered = returnExchanged != 0;
-  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
-      !known)
-    return call.fail(known.message());
-  args.site = call.site;
-  std::string mismatch = abi::checkAllToAllMatmul(args, group->size());
-  if (!mismatch.empty())
-    return call.fail(mismatch);
-  std::vector<Tensor> results;
-  Status status = call.backend().allGatherMatmul(*group, args, results);
-  call.finish(status, results);
+  runGatherMatmul(call, *group, std::nullopt, args, algorithm, chunks, streams);
 }
 
 void _mlir_ciface_tp_rt_all_gather_contract(

@@ -22,13 +22,11 @@ written, which must agree), compared with numpy's *unsharded* computation:
 Prints one line per case and "passed N of N"; exits 1 on any failure.
 """
 import argparse
-import os
 import re
 
 import numpy as np
 
-from numerics_common import (add_transport, compare, run, run_matrix, to_bf16,
-                             transport_args, worst_error)
+from numerics_common import add_transport, check_against_numpy, run_matrix
 
 PIPELINE = "tp-async-tp-pipeline"
 TOLERANCE = {"f32": 1e-4, "bf16": 3e-2}
@@ -166,43 +164,14 @@ def check(name, g, dt, args, tmp):
     built = PROGRAMS[name](g, dt)
     text, shapes, replicated, reference = built[:4]
     make_inputs = built[4] if len(built) > 4 else None
-    path = os.path.join(tmp, f"{name}_{g}_{dt}.mlir")
-    with open(path, "w") as f:
-        f.write(f"shard.grid @tp(shape = {g})\n" + text)
-    fused = run([args.tp_opt, path, f"--pass-pipeline=builtin.module({PIPELINE}{{emit-remarks}})"])
-    count = len(re.findall(r"tp\.all_to_all_matmul", fused.stdout))
-    if fused.returncode != 0 or count != 1:
-        return False, f"expected one tp.all_to_all_matmul\n{fused.stdout}"
-    rng = np.random.default_rng(100 * g + len(name))
-    inputs, dumps = os.path.join(tmp, f"in_{name}_{g}_{dt}"), os.path.join(tmp, f"out_{name}_{g}_{dt}")
-    shared, ins = {}, []
-    for r in range(g):
-        os.makedirs(os.path.join(inputs, f"rank{r}"))
-        given = make_inputs(rng, r) if make_inputs else {}
-        values = []
-        for i, shape in enumerate(shapes):
-            if i in given:
-                v = given[i]
-            elif replicated[i] and i in shared:
-                v = shared[i]
-            else:
-                v = rng.uniform(-1, 1, shape).astype(np.float32)
-            v = to_bf16(v) if dt == "bf16" else v
-            shared.setdefault(i, v)
-            np.save(os.path.join(inputs, f"rank{r}", f"arg{i}.npy"), v)
-            values.append(v.astype(np.float64))
-        ins.append(values)
-    ok, error, output = compare([args.tp_run, path, "--ranks", str(g), "--input-dir", inputs,
-                                 "--dump-dir", dumps, "--pipeline", PIPELINE,
-                                 "--compare-pipeline", ""] + transport_args(args))
-    if not ok:
-        return False, output
-    worst, mismatch = worst_error(dumps, reference(ins))
-    if mismatch:
-        return False, mismatch
-    if worst > TOLERANCE[dt]:
-        return False, f"against numpy: normalized error {worst:.2e} > {TOLERANCE[dt]:.0e}"
-    return True, f"1 fused; fused vs unfused {error}, vs numpy {worst:.2e}"
+
+    def one_fused_op(output):
+        count = len(re.findall(r"tp\.all_to_all_matmul", output))
+        return "" if count == 1 else f"expected one tp.all_to_all_matmul, got {count}"
+    ok, detail = check_against_numpy(args, tmp, f"{name}_{g}_{dt}", g, dt, text, PIPELINE,
+                                     one_fused_op, shapes, replicated, reference,
+                                     TOLERANCE[dt], 100 * g + len(name), make_inputs)
+    return ok, f"1 fused; {detail}" if ok else detail
 
 
 def main():

@@ -66,6 +66,72 @@ def to_bf16(a):
     return bits.view(np.float32)
 
 
+def write_rank_inputs(folder, g, shapes, replicated, dt, rng, given=None):
+    """Writes folder/rank<r>/arg<i>.npy for tp-run --input-dir: uniform
+    values in [-1, 1) (rounded to bf16 for dt bf16), one draw per replicated
+    argument shared by every rank, and `given(rng, r)`'s {index: array} where
+    it says. Returns each rank's arguments in float64, for numpy."""
+    import os
+    import numpy as np
+    shared, ranks = {}, []
+    for r in range(g):
+        os.makedirs(os.path.join(folder, f"rank{r}"))
+        fixed = given(rng, r) if given else {}
+        values = []
+        for i, shape in enumerate(shapes):
+            if i in fixed:
+                v = fixed[i]
+            elif replicated[i] and i in shared:
+                v = shared[i]
+            else:
+                v = rng.uniform(-1, 1, shape).astype(np.float32)
+            v = to_bf16(v) if dt == "bf16" else v
+            shared.setdefault(i, v)
+            np.save(os.path.join(folder, f"rank{r}", f"arg{i}.npy"), v)
+            values.append(v.astype(np.float64))
+        ranks.append(values)
+    return ranks
+
+
+def against_numpy(cmd, dumps, expected_by_rank, tolerance):
+    """Runs a `tp-run ... --dump-dir dumps --compare-pipeline` command and
+    compares every rank's results with numpy's: (ok, "fused vs unfused E,
+    vs numpy W"), or (False, why)."""
+    ok, error, output = compare(cmd)
+    if not ok:
+        return False, output
+    worst, mismatch = worst_error(dumps, expected_by_rank)
+    if mismatch:
+        return False, mismatch
+    if worst > tolerance:
+        return False, f"against numpy: normalized error {worst:.2e} > {tolerance:.0e}"
+    return True, f"fused vs unfused {error}, vs numpy {worst:.2e}"
+
+
+def check_against_numpy(args, tmp, tag, g, dt, text, pipeline, fused_check, shapes,
+                        replicated, reference, tolerance, seed, given=None):
+    """One case of a driver that checks a per-rank program against numpy:
+    writes `text` on a grid of `g` ranks, runs tp-opt with `pipeline` and asks
+    `fused_check(result)` for why the fusion is wrong ("" when right), writes
+    inputs (write_rank_inputs, seeded with `seed`), runs tp-run through the
+    pipeline and as written, and compares with `reference(inputs)` (a list per
+    rank of expected results). (ok, detail)."""
+    import os
+    import numpy as np
+    path = os.path.join(tmp, f"{tag}.mlir")
+    with open(path, "w") as f:
+        f.write(f"shard.grid @tp(shape = {g})\n" + text)
+    fused = run([args.tp_opt, path, f"--pass-pipeline=builtin.module({pipeline})"])
+    why = "tp-opt failed" if fused.returncode != 0 else fused_check(fused.stdout)
+    if why:
+        return False, f"{why}\n{fused.stdout}"
+    inputs, dumps = os.path.join(tmp, f"in_{tag}"), os.path.join(tmp, f"out_{tag}")
+    ins = write_rank_inputs(inputs, g, shapes, replicated, dt, np.random.default_rng(seed), given)
+    return against_numpy([args.tp_run, path, "--ranks", str(g), "--input-dir", inputs,
+                          "--dump-dir", dumps, "--pipeline", pipeline, "--compare-pipeline", ""]
+                         + transport_args(args), dumps, reference(ins), tolerance)
+
+
 def worst_error(dumps, expected_by_rank):
     """Largest |dumped - expected| / max |expected| over every result of
     every rank (dumps/rank<R>/result<J>.npy); (error, None), or (None, why)

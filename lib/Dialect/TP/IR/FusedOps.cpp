@@ -73,30 +73,46 @@ static LogicalResult verifyBiasNotScattered(Operation *op, Value bias,
 // all_gather_matmul
 //===----------------------------------------------------------------------===//
 
+/// What the collective-then-multiply ops (all_gather_matmul,
+/// all_to_all_matmul) check first: A is given and at least 2-D, and the bias
+/// mask fits the weights.
+template <typename OpTy> static LogicalResult verifyWeightedOperands(OpTy op) {
+  if (failed(verifyRequiredOperands(op, {{0, "a"}})) ||
+      failed(verifyBiasMask(op, op.getBiasMask(), op.getBs().size(),
+                            op.getBiases().size())))
+    return failure();
+  auto a = op.getA().getType();
+  if (a.getRank() < 2)
+    return op.emitOpError("'a' must have at least 2 dims [..., M, K], got ")
+           << a;
+  return success();
+}
+
+/// Every B, bias and result has A's element type.
+template <typename OpTy> static LogicalResult verifyElementTypesOf(OpTy op) {
+  Type element = op.getA().getType().getElementType();
+  for (Value v :
+       llvm::concat<Value>(op.getBs(), op.getBiases(), op.getResults()))
+    if (getElementTypeOrSelf(v.getType()) != element)
+      return op.emitOpError("every B, bias and result must have 'a''s element "
+                            "type ")
+             << element << ", got " << v.getType();
+  return success();
+}
+
 Value AllGatherMatmulOp::getBiasOf(unsigned i) {
   return biasOf(getBiasMask(), getBiases(), i);
 }
 
 LogicalResult AllGatherMatmulOp::verify() {
-  if (failed(verifyRequiredOperands(*this, {{0, "a"}})))
-    return failure();
-  if (failed(verifyBiasMask(*this, getBiasMask(), getBs().size(),
-                            getBiases().size())))
+  if (failed(verifyWeightedOperands(*this)))
     return failure();
   auto a = getA().getType();
-  if (a.getRank() < 2)
-    return emitOpError("'a' must have at least 2 dims [..., M, K], got ") << a;
   if (failed(verifyDimInRange(*this, "dim", getDim(), "a", a.getRank())) ||
       failed(verifyResultCount(*this, getBs().size() + getReturnGathered(),
                                "the gathered A if returned, then one per B")))
     return failure();
-  Type element = a.getElementType();
-  for (Value v : llvm::concat<Value>(getBs(), getBiases(), getResults()))
-    if (getElementTypeOrSelf(v.getType()) != element)
-      return emitOpError("every B, bias and result must have 'a''s element "
-                         "type ")
-             << element << ", got " << v.getType();
-  return success();
+  return verifyElementTypesOf(*this);
 }
 
 LogicalResult
@@ -139,14 +155,9 @@ Value AllToAllMatmulOp::getBiasOf(unsigned i) {
 }
 
 LogicalResult AllToAllMatmulOp::verify() {
-  if (failed(verifyRequiredOperands(*this, {{0, "a"}})))
-    return failure();
-  if (failed(verifyBiasMask(*this, getBiasMask(), getBs().size(),
-                            getBiases().size())))
+  if (failed(verifyWeightedOperands(*this)))
     return failure();
   auto a = getA().getType();
-  if (a.getRank() < 2)
-    return emitOpError("'a' must have at least 2 dims [..., M, K], got ") << a;
   if (failed(verifyDimInRange(*this, "split", getSplit(), "a", a.getRank())) ||
       failed(
           verifyDimInRange(*this, "concat", getConcat(), "a", a.getRank())) ||
@@ -156,13 +167,7 @@ LogicalResult AllToAllMatmulOp::verify() {
   if (getAlgorithm() == Algorithm::Ring)
     return emitOpError("cannot run the ring schedule: each rank sends each "
                        "peer a different block (use per_peer or coalesced)");
-  Type element = a.getElementType();
-  for (Value v : llvm::concat<Value>(getBs(), getBiases(), getResults()))
-    if (getElementTypeOrSelf(v.getType()) != element)
-      return emitOpError("every B, bias and result must have 'a''s element "
-                         "type ")
-             << element << ", got " << v.getType();
-  return success();
+  return verifyElementTypesOf(*this);
 }
 
 LogicalResult AllToAllMatmulOp::verifySymbolUses(SymbolTableCollection &table) {

@@ -138,7 +138,8 @@ static std::optional<CollectiveMatmulShape> shapeOf(AllGatherOp op) {
   shape.groupSize = *groupSize;
   shape.elementBytes =
       std::max<int64_t>(1, input.getElementTypeBitWidth() / 8);
-  shape.elementBits = input.getElementTypeBitWidth();
+  // As the runtime stores them: an FP4 element takes a byte.
+  shape.elementBits = std::max(8u, input.getElementTypeBitWidth());
   shape.gemmType = gemmTypeOf(input.getElementType());
   // Row-wise and block scales gathered alongside A move too.
   for (OpOperand *use : usesThroughReshapes(op.getResult()))

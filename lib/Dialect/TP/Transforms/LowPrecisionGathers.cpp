@@ -389,11 +389,13 @@ void tp::raiseDequantizeGlue(RewriterBase &rewriter, Operation *root) {
   }
 }
 
-/// Bytes of `type`'s elements (FP4 packs two per byte); -1 when dynamic.
+/// Bytes of `type` as the runtime stores it (an FP4 element takes a byte of
+/// its own: the runtime does not pack two per byte); -1 when dynamic.
 static int64_t bytesOf(RankedTensorType type) {
   if (!type.hasStaticShape())
     return -1;
-  return (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
+  return type.getNumElements() *
+         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
 }
 
 /// Why narrowing `ag` would lose a fusion, or "" when it would not: every

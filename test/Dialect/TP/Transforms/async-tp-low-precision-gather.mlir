@@ -99,7 +99,7 @@ func.func @nvfp4(%x: tensor<8x64xf4E2M1FN>, %sx: tensor<8x4xf8E4M3FN>, %gx: tens
   // CHECK-NEXT: %[[Y:.*]] = tp.all_gather_scaled_matmul %[[X]] scale %[[SX]] global %[[GX]], [%[[W]] scale %[[SW]] global %[[GW]]] on @tp axes = [0] dim = 0 nvfp4
   // CHECK-NEXT: return %[[Y]]
   %dx = tp.dequantize %x scale %sx global %gx nvfp4 : (tensor<8x64xf4E2M1FN>, tensor<8x4xf8E4M3FN>, tensor<f32>) -> tensor<8x64xbf16>
-  // expected-remark @below {{all-gather moves f4E2M1FN data and its scales instead of bf16: 288 bytes per rank instead of 1024}}
+  // expected-remark @below {{all-gather moves f4E2M1FN data and its scales instead of bf16: 544 bytes per rank instead of 1024}}
   %g = tp.all_gather %dx on @tp axes = [0] dim = 0 : tensor<8x64xbf16> -> tensor<16x64xbf16>
   %dw = tp.dequantize %w scale %sw global %gw nvfp4 : (tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>, tensor<f32>) -> tensor<32x64xbf16>
   %y = tp.matmul %g, %dw transpose_b : tensor<16x64xbf16>, tensor<32x64xbf16> -> tensor<16x32xbf16>

@@ -120,7 +120,8 @@ struct CollectiveMatmulShape {
   bool gather = true;
   int64_t rowsPerRank = 0, n = 0, k = 0, groupSize = 1;
   int64_t elementBytes = 4;
-  /// Bits of an element that moves, when not elementBytes * 8 (FP4: 4).
+  /// Bits of an element that moves, when not elementBytes * 8 (a runtime
+  /// that packed FP4 would move 4).
   int64_t elementBits = 0;
   /// Bytes of scales that move with each rank's rows (row-wise and block
   /// scales of a gathered low-precision A).

@@ -512,6 +512,47 @@ TEST_F(ABIRank, UnknownAlgorithmCodesFailTheFusedOp) {
             "(the runtime knows 0 per_peer, 1 ring, 2 coalesced)");
 }
 
+// An all-to-all exchange hands each peer a different block: no ring passes
+// them on, whatever the compiled code asks for.
+TEST_F(ABIRank, AllToAllMatmulRefusesTheRing) {
+  std::vector<float> a(4, 1), b(4, 1), out(4, 0);
+  Descriptor da(a.data(), {2, 2}, {2, 1}), db(b.data(), {2, 2}, {2, 1});
+  Descriptor dout(out.data(), {2, 2}, {2, 1});
+  auto text = site("'tp.all_to_all_matmul' at t.mlir:7:5");
+  Constant<int64_t> grid({1}), axes({0});
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
+  _mlir_ciface_tp_rt_all_to_all_matmul(&ctx, &text.memref, &grid.memref,
+                                       &axes.memref, 1, 0, 0, 0, 1, 0, 0);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(),
+            "'tp.all_to_all_matmul' at t.mlir:7:5: an all-to-all exchange "
+            "cannot run the ring schedule: each member takes a different "
+            "block (use per_peer or coalesced)");
+}
+
+// One B per batch needs the blocks stacked along the rows: here they stack
+// along the batch (concat 0).
+TEST_F(ABIRank, AllToAllMatmulRefusesAPerBatchBTheBlocksDoNotFit) {
+  std::vector<float> a(8, 1), b(8, 1), out(8, 0);
+  Descriptor da(a.data(), {2, 2, 2}, {4, 2, 1});
+  Descriptor db(b.data(), {2, 2, 2}, {4, 2, 1});
+  Descriptor dout(out.data(), {2, 2, 2}, {4, 2, 1});
+  auto text = site("'tp.all_to_all_matmul' at t.mlir:8:5");
+  Constant<int64_t> grid({1}), axes({0});
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
+  _mlir_ciface_tp_rt_all_to_all_matmul(&ctx, &text.memref, &grid.memref,
+                                       &axes.memref, 1, 0, 0, 0, 0, 0, 0);
+  ASSERT_FALSE(ctx.error.isOk());
+  EXPECT_EQ(ctx.error.message(),
+            "'tp.all_to_all_matmul' at t.mlir:8:5: B #0 tensor<2x2x2xf32> is "
+            "per batch, which needs the blocks stacked along the rows (concat "
+            "1) and B's leading dims equal to the exchanged A's");
+}
+
 /// Stands for a CUDA graph capture's arena: hands out slots of `pool`.
 struct FakeArena {
   alignas(256) char pool[1024];

@@ -149,6 +149,8 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
        &_mlir_ciface_tp_rt_all_to_all_matmul);
   bind("_mlir_ciface_tp_rt_all_gather_contract",
        &_mlir_ciface_tp_rt_all_gather_contract);
+  bind("_mlir_ciface_tp_rt_matmul_all_to_all",
+       &_mlir_ciface_tp_rt_matmul_all_to_all);
   bind("_mlir_ciface_tp_rt_matmul_reduce_scatter",
        &_mlir_ciface_tp_rt_matmul_reduce_scatter);
   bind("_mlir_ciface_tp_rt_extf_f8", &_mlir_ciface_tp_rt_extf_f8);

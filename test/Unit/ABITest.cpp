@@ -553,6 +553,41 @@ TEST_F(ABIRank, AllToAllMatmulRefusesAPerBatchBTheBlocksDoNotFit) {
             "1) and B's leading dims equal to the exchanged A's");
 }
 
+// The producer side refuses the ring too, and a per-batch B whose blocks
+// are not cut along the rows (each block would need every B).
+static std::string matmulAllToAllError(TPRtContext &ctx, const char *where,
+                                       int64_t split, int32_t algorithm) {
+  std::vector<float> a(8, 1), b(8, 1), out(8, 0);
+  Descriptor da(a.data(), {2, 2, 2}, {4, 2, 1});
+  Descriptor db(b.data(), {2, 2, 2}, {4, 2, 1});
+  Descriptor dout(out.data(), {2, 2, 2}, {4, 2, 1});
+  Constant<int64_t> grid({1}), axes({0});
+  auto text = site(where);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_INPUT, 0, &da.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_WEIGHT, 0, &db.memref);
+  _mlir_ciface_tp_rt_buffer_f32(&ctx, TP_RT_ROLE_RESULT, 0, &dout.memref);
+  _mlir_ciface_tp_rt_matmul_all_to_all(&ctx, &text.memref, &grid.memref,
+                                       &axes.memref, split, 0, 0, 0, algorithm,
+                                       0, 0);
+  return ctx.error.isOk() ? "" : ctx.error.message();
+}
+
+TEST_F(ABIRank, MatmulAllToAllRefusesTheRing) {
+  EXPECT_EQ(matmulAllToAllError(ctx, "'tp.matmul_all_to_all' at t.mlir:9:5",
+                                /*split=*/1, /*algorithm=*/1),
+            "'tp.matmul_all_to_all' at t.mlir:9:5: an all-to-all exchange "
+            "cannot run the ring schedule: each member takes a different "
+            "block (use per_peer or coalesced)");
+}
+
+TEST_F(ABIRank, MatmulAllToAllRefusesBlocksAcrossBatches) {
+  EXPECT_EQ(matmulAllToAllError(ctx, "'tp.matmul_all_to_all' at t.mlir:10:5",
+                                /*split=*/0, /*algorithm=*/0),
+            "'tp.matmul_all_to_all' at t.mlir:10:5: B tensor<2x2x2xf32> is "
+            "per batch, which needs the blocks cut along the rows (split 1) "
+            "and B's leading dims equal to A's tensor<2x2x2xf32>");
+}
+
 /// Stands for a CUDA graph capture's arena: hands out slots of `pool`.
 struct FakeArena {
   alignas(256) char pool[1024];

@@ -215,3 +215,31 @@ TEST(ScatterShare, EachMemberGetsAnEqualShareOrTheDimIsNamed) {
 }
 
 } // namespace
+
+TEST(StackedBlocks, EachMembersBlockLandsAtItsOffsetAlongTheConcatDim) {
+  // Blocks [2, 3] stacked along dim 0 by 4 members: member p's rows follow
+  // the previous members' (one run of 6 elements each).
+  StackedBlocks rows({2, 3}, 0, 4);
+  EXPECT_EQ(rows.outer, 1);
+  EXPECT_EQ(rows.run, 6);
+  EXPECT_EQ(rows.destination(0, 0), 0);
+  EXPECT_EQ(rows.destination(2, 5), 17);
+  // Along dim 1: each block row is a run of 3, rows 4 * 3 apart.
+  StackedBlocks cols({2, 3}, 1, 4);
+  EXPECT_EQ(cols.outer, 2);
+  EXPECT_EQ(cols.run, 3);
+  EXPECT_EQ(cols.destination(1, 0), 3);
+  EXPECT_EQ(cols.destination(1, 4), 12 + 3 + 1);
+  EXPECT_EQ(cols.destination(3, 5), 12 + 9 + 2);
+  // Every element of every member lands once, and the result is covered.
+  StackedBlocks experts({2, 3, 4}, 1, 3);
+  std::vector<int> hits(2 * 3 * 4 * 3, 0);
+  for (int p = 0; p < 3; ++p)
+    for (int64_t i = 0; i < 2 * 3 * 4; ++i)
+      ++hits[experts.destination(p, i)];
+  for (int h : hits)
+    EXPECT_EQ(h, 1);
+  // Element [e, c, h] of member p lands at [e, p * 3 + c, h] of [2, 9, 4].
+  EXPECT_EQ(experts.destination(2, (1 * 3 + 1) * 4 + 3),
+            (1 * 9 + 2 * 3 + 1) * 4 + 3);
+}

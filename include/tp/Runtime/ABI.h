@@ -174,6 +174,13 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t reduction, int32_t scaling,
     int32_t transposeB, int32_t returnUnreduced, int32_t algorithm,
     int64_t chunks, int32_t streams);
+/// tp.matmul_all_to_all: A @ B (one B, or one per batch), each member's
+/// block (along `split`) sent as soon as it is made, the blocks received
+/// stacked along `concat`.
+void _mlir_ciface_tp_rt_matmul_all_to_all(
+    TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
+    TPRtUnrankedMemRef *axes, int64_t split, int64_t concat, int32_t transposeB,
+    int32_t returnProduct, int32_t algorithm, int64_t chunks, int32_t streams);
 /// all_gather(x, dim) contracted over the gathered dim with each staged
 /// weight (tp.all_gather_contract): x is the INPUT, the other operands are
 /// WEIGHTs by index; products accumulate piece by piece and round once.

@@ -89,6 +89,12 @@ struct MatmulReduceScatterArgs {
   Reduction reduction = Reduction::Sum;
   bool transposeB = false;
   bool returnUnreduced = false;
+  /// Set for a matmul_all_to_all: instead of summing the blocks the group's
+  /// members make for this one (block `dim` of their products), this rank
+  /// stacks them along this dim in group order (what tp.all_to_all does).
+  /// A plain A and B, no bias or addend, never the ring schedule. B may then
+  /// be per batch (A's rank) when `dim` is the rows (rank - 2).
+  std::optional<int64_t> exchangeConcat;
   Schedule schedule;
   std::string site;
 };

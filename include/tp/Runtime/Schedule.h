@@ -10,6 +10,7 @@
 //  - PieceOrder: in which order pieces move, seen from one member.
 //  - planGather / planScatter: which pieces each GEMM takes (or makes), and
 //    the contiguous runs of the dim it multiplies in one call.
+//  - StackedBlocks: where an all-to-all's received blocks land.
 //
 //===----------------------------------------------------------------------===//
 
@@ -236,6 +237,26 @@ planScatter(int g, int me, const Schedule &schedule, int64_t share) {
     }
   return plan;
 }
+
+/// Where an all-to-all puts the blocks it receives: member p's block (a
+/// dense tensor of `blockShape`) lands at offset p along dim `concat` of the
+/// result, i.e. as `outer` runs of `run` elements, `members` runs apart. The
+/// one definition every transport places (or copies) blocks by.
+struct StackedBlocks {
+  int64_t outer = 1, run = 1;
+  int members = 1;
+
+  StackedBlocks(const std::vector<int64_t> &blockShape, int64_t concat,
+                int groupSize)
+      : members(groupSize) {
+    for (int64_t d = 0; d < static_cast<int64_t>(blockShape.size()); ++d)
+      (d < concat ? outer : run) *= blockShape[d];
+  }
+  /// The result index of element `i` of member `member`'s block.
+  int64_t destination(int member, int64_t i) const {
+    return (i / run * members + member) * run + i % run;
+  }
+};
 
 } // namespace tp::rt
 

@@ -295,6 +295,37 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
             {algorithm, 32}, {chunks, 64}, {streams, 32}};
         return success();
       })
+      .Case([&](MatmulAllToAllOp o) {
+        Value a = o.getA(), b = o.getB();
+        lowering.stage(TP_RT_ROLE_INPUT, a);
+        lowering.stage(TP_RT_ROLE_WEIGHT, b);
+        int64_t split = o.getSplit(), concat = o.getConcat();
+        bool transposeB = o.getTransposeB(), product = o.getReturnProduct();
+        int64_t last = cast<RankedTensorType>(a.getType()).getRank() - 1;
+        int64_t bRank = cast<RankedTensorType>(b.getType()).getRank();
+        // The product has A's dims but the last, which is B's N; the
+        // exchanged result divides split by the group size and multiplies
+        // concat by it (both at once leave a dim whole).
+        lowering.dimRule = [=](unsigned result, int64_t d) {
+          DimRule rule = d == last ? DimRule{b, bRank - (transposeB ? 2 : 1)}
+                                   : DimRule{a, d};
+          bool exchanged = result == (product ? 1u : 0u);
+          if (exchanged && split != concat && (d == split || d == concat)) {
+            rule.kind = d == split ? DimRule::Divide : DimRule::Times;
+            rule.factor = g;
+          }
+          return rule;
+        };
+        lowering.entry = "tp_rt_matmul_all_to_all";
+        lowering.hasGroup = true;
+        int32_t algorithm = algorithmCode(o.getAlgorithm());
+        int64_t chunks = o.getChunks().value_or(0);
+        int64_t streams = o.getStreams().value_or(0);
+        lowering.attributes = {{split, 64},   {concat, 64},    {transposeB, 32},
+                               {product, 32}, {algorithm, 32}, {chunks, 64},
+                               {streams, 32}};
+        return success();
+      })
       .Case([&](AllGatherContractOp o) {
         Value x = o.getX();
         lowering.stage(TP_RT_ROLE_INPUT, x);
@@ -578,7 +609,7 @@ void tp::registerRuntimeCallBufferization(DialectRegistry &registry) {
     attachModels<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp,
                  MatmulOp, BatchMatmulOp, QuantizeOp, DequantizeOp,
                  ScaledMatmulOp, AllGatherMatmulOp, AllGatherScaledMatmulOp,
-                 AllGatherContractOp, AllToAllMatmulOp, MatmulReduceScatterOp,
-                 ScaledMatmulReduceScatterOp>(context);
+                 AllGatherContractOp, AllToAllMatmulOp, MatmulAllToAllOp,
+                 MatmulReduceScatterOp, ScaledMatmulReduceScatterOp>(context);
   });
 }

@@ -650,6 +650,40 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
   call.finish(status, results);
 }
 
+void _mlir_ciface_tp_rt_matmul_all_to_all(
+    TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
+    TPRtUnrankedMemRef *axes, int64_t split, int64_t concat, int32_t transposeB,
+    int32_t returnProduct, int32_t algorithm, int64_t chunks, int32_t streams) {
+  Call call(ctx, site);
+  if (!call.live())
+    return;
+  std::optional<Group> group = call.group(grid, axes);
+  if (!group)
+    return;
+  MatmulReduceScatterArgs args;
+  std::optional<Operand> a = scaledOperand(call, true, 0, std::nullopt);
+  std::optional<Operand> b = scaledOperand(call, false, 0, std::nullopt);
+  if (!a || !b)
+    return;
+  args.a = *a;
+  args.b = *b;
+  args.outType = call.resultType(returnProduct ? 1 : 0);
+  args.dim = split;
+  args.exchangeConcat = concat;
+  args.transposeB = transposeB != 0;
+  args.returnUnreduced = returnProduct != 0;
+  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
+      !known)
+    return call.fail(known.message());
+  args.site = call.site;
+  std::string mismatch = abi::checkMatmulAllToAll(args, group->size());
+  if (!mismatch.empty())
+    return call.fail(mismatch);
+  std::vector<Tensor> results;
+  Status status = call.backend().matmulReduceScatter(*group, args, results);
+  call.finish(status, results);
+}
+
 float _mlir_ciface_tp_rt_extf_f8(int8_t bits, int32_t dtype) {
   return static_cast<float>(
       loadElement(&bits, static_cast<DType>(static_cast<uint8_t>(dtype)), 0));

@@ -231,3 +231,55 @@ std::string abi::checkMatmulReduceScatter(const MatmulReduceScatterArgs &args,
            Tensor::typeStringOf(args.addend->dtype(), product);
   return checkMatmulBias(args.bias, n);
 }
+
+std::string abi::checkMatmulAllToAll(const MatmulReduceScatterArgs &args,
+                                     int groupSize) {
+  const Tensor &a = *args.a.data, &b = *args.b.data;
+  if (a.rank() < 2)
+    return "A must have at least 2 dims, got " + a.typeString();
+  if (args.a.isScaled() || args.b.isScaled())
+    return "a matmul-all-to-all multiplies plain A and B only";
+  const int64_t split = args.dim, concat = *args.exchangeConcat;
+  for (auto [name, dim] : {std::pair{"split", split}, {"concat", concat}})
+    if (dim < 0 || dim >= a.rank())
+      return std::string(name) + " dim " + std::to_string(dim) +
+             " is out of range for the product of " + a.typeString();
+  if (args.schedule.ring())
+    return "an all-to-all exchange cannot run the ring schedule: each member "
+           "takes a different block (use per_peer or coalesced)";
+  int64_t k = 0, n = 0;
+  std::string why;
+  if (b.rank() > 2) {
+    // One B per batch: B's leading dims are A's, and the blocks are cut
+    // along the rows, so each is made by one B.
+    if (split != a.rank() - 2 || b.rank() != a.rank() ||
+        std::vector<int64_t>(b.shape().begin(), b.shape().end() - 2) !=
+            std::vector<int64_t>(a.shape().begin(), a.shape().end() - 2))
+      return "B " + b.typeString() +
+             " is per batch, which needs the blocks cut along the rows "
+             "(split " +
+             std::to_string(a.rank() - 2) + ") and B's leading dims equal " +
+             "to A's " + a.typeString();
+    k = b.dim(b.rank() - (args.transposeB ? 1 : 2));
+    n = b.dim(b.rank() - (args.transposeB ? 2 : 1));
+  } else {
+    why = kAndN("B", b, args.transposeB, k, n);
+  }
+  if (why.empty() && a.dim(a.rank() - 1) != k)
+    why = contractionMismatch(a.typeString(), a.dim(a.rank() - 1), b, k);
+  if (!why.empty())
+    return why;
+  std::vector<int64_t> product = a.shape();
+  product.back() = n;
+  if (product[split] % groupSize != 0)
+    return "the product's split dim " + std::to_string(split) + " (" +
+           std::to_string(product[split]) +
+           ") is not divisible by the group size " + std::to_string(groupSize);
+  int64_t stacked = 0;
+  if (__builtin_mul_overflow(product[concat] /
+                                 (split == concat ? groupSize : 1),
+                             int64_t(groupSize), &stacked))
+    return "the concat dim of the product of " + a.typeString() +
+           " times the group size overflows int64";
+  return "";
+}

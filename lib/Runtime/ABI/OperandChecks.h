@@ -47,6 +47,11 @@ std::string checkAllGatherMatmul(const AllGatherMatmulArgs &args,
                                  int groupSize);
 
 /// The operands of a matmul-reduce-scatter over a group of `groupSize`.
+/// A matmul_all_to_all's operands (args.exchangeConcat set): plain A and B
+/// (B 2-D, or per batch with the rows cut), dims in range, the split dim
+/// divisible, never the ring schedule.
+std::string checkMatmulAllToAll(const MatmulReduceScatterArgs &args,
+                                int groupSize);
 std::string checkMatmulReduceScatter(const MatmulReduceScatterArgs &args,
                                      int groupSize);
 

@@ -267,7 +267,7 @@ Status CpuBackend::matmulReduceScatter(const Group &group,
   const Tensor &b = *args.b.data;
   bool trans = args.transposeB || args.b.isScaled();
   if (lastExtent(*args.a.data) == 0 ||
-      (b.rank() == 2 && b.dim(trans ? 0 : 1) == 0))
+      (b.rank() >= 2 && b.dim(b.rank() - (trans ? 2 : 1)) == 0))
     return composeMatmulReduceScatter(group, args, results);
   if (needsDouble(args.a, args.b))
     return runMatmulReduceScatter<double>(group, args, results);
@@ -283,12 +283,21 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   const bool ring = args.schedule.ring();
   const PieceOrder order(g, me, args.schedule.algorithm);
   const bool trans = args.transposeB || args.b.isScaled();
+  const bool exchange = args.exchangeConcat.has_value();
+  if (exchange && ring)
+    return Status::error(args.site +
+                         ": an all-to-all cannot run the ring "
+                         "schedule (each peer takes its own block)");
   DenseMatrix<T> bm(args.b);
+  const Tensor &b = *args.b.data;
   const int64_t k = a.shape().back();
-  const int64_t n = trans ? bm.rows() : bm.cols();
-  if ((trans ? bm.cols() : bm.rows()) != k)
+  // One B per batch (experts), or one for every row.
+  const bool perBatchB = b.rank() > 2;
+  const int64_t bRows = perBatchB ? b.dim(b.rank() - 2) : bm.rows();
+  const int64_t n = trans ? bRows : bm.cols();
+  if ((trans ? bm.cols() : bRows) != k)
     return Status::error(args.site + ": contraction dims differ: " +
-                         a.typeString() + " and " + args.b.data->typeString());
+                         a.typeString() + " and " + b.typeString());
   std::vector<int64_t> productShape = a.shape();
   productShape.back() = n;
   const int64_t d = args.dim;
@@ -296,11 +305,25 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   const DimSplit split = splitAt(productShape, d);
   int64_t extL = 0;
   TP_RETURN_IF_ERROR(scatterShare(split.extent, d, g, args.site, extL));
+  if (perBatchB &&
+      (nSplit || d != a.rank() - 2 || b.numElements() != split.outer * k * n))
+    return Status::error(args.site + ": a per-batch B " + b.typeString() +
+                         " needs A's batch dims and the rows cut (dim " +
+                         std::to_string(a.rank() - 2) + ")");
+  const int64_t bBatchStride = perBatchB ? k * n : 0;
+  // The slice this rank reduces (or, exchanging, the block it sends each
+  // member), and the result: the slice, or the g blocks it receives stacked
+  // along the concat dim.
   std::vector<int64_t> reducedShape = productShape;
   reducedShape[d] = extL;
+  const int64_t sliceSize = split.outer * extL * split.inner;
+  std::vector<int64_t> resultShape = reducedShape;
+  if (exchange)
+    resultShape[*args.exchangeConcat] *= g;
   Tensor reduced =
-      newResult(args.returnUnreduced ? 1 : 0, args.outType, reducedShape);
-  const int64_t sliceSize = reduced.numElements();
+      newResult(args.returnUnreduced ? 1 : 0, args.outType, resultShape);
+  // A block received from member p lands at offset p of the concat dim.
+  const StackedBlocks stacked(reducedShape, args.exchangeConcat.value_or(0), g);
   const int64_t totalRows = n ? a.numElements() / k : 0;
   const int64_t rowsPerSlab = nSplit ? 0 : split.inner / n;
 
@@ -327,12 +350,12 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
   layout.stride = extL * layout.unit;
   layout.elementBytes = sizeof(T);
   const int chunks = args.schedule.pieces(extL);
-  std::unique_ptr<PartialReduce> exchange;
-  TP_RETURN_IF_ERROR(startReduce(
-      group,
-      fusedSignature(args.site, args.schedule,
-                     {&a, args.b.data, args.addend, args.bias}),
-      published, layout, ring, chunks, args.site, exchange));
+  std::unique_ptr<PartialReduce> pieces;
+  TP_RETURN_IF_ERROR(
+      startReduce(group,
+                  fusedSignature(args.site, args.schedule,
+                                 {&a, args.b.data, args.addend, args.bias}),
+                  published, layout, ring, chunks, args.site, pieces));
   /// Calls fn(offset, length) for the contiguous runs of piece [lo, hi) in
   /// the reduced slice's layout.
   auto forEachRun = [&](int64_t lo, int64_t hi, auto &&fn) {
@@ -377,8 +400,8 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
       aBlock.resize(rows * k);
       loadBlock(args.a, row0, rows, 0, k, aBlock.data());
       T *out = dst + (o * extL + lo) * rowsPerSlab * n;
-      gemm<T>(trans, rows, n, k, aBlock.data(), k, bm.data(), trans ? k : n,
-              out, n, T(0));
+      gemm<T>(trans, rows, n, k, aBlock.data(), k, bm.data() + o * bBatchStride,
+              trans ? k : n, out, n, T(0));
       if (args.addend) {
         addBlock.resize(rows * n);
         loadBlock(addend, row0, rows, 0, n, addBlock.data());
@@ -410,7 +433,7 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
 
   Status status, commStatus;
   bool reducing = false;
-  std::vector<double> total(sliceSize, 0.0);
+  std::vector<double> total(exchange ? 0 : sliceSize, 0.0);
   if (!ring) {
     // Sums, in group order, the pieces every rank makes for this one.
     status = commThread.run([&] {
@@ -420,19 +443,28 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
           int64_t ordinal =
               int64_t(order.stepOfPartialFrom(p) - 1) * chunks + j;
           const void *slice = nullptr;
-          commStatus = exchange->fetch(p, me, ordinal, lo, hi, slice);
+          commStatus = pieces->fetch(p, me, ordinal, lo, hi, slice);
           if (!commStatus.isOk())
             break;
           TraceScope scope(world.trace(), rank, Stream::Comm,
                            "reduce from r" + std::to_string(group.member(p)),
                            "comm");
           const T *piece = static_cast<const T *>(slice);
+          if (exchange) {
+            // Member p's block, in place along the concat dim.
+            forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
+              for (int64_t i = offset; i < offset + length; ++i)
+                storeElement(out, args.outType, stacked.destination(p, i),
+                             piece[i]);
+            });
+            continue;
+          }
           forEachRun(lo, hi, [&](int64_t offset, int64_t length) {
             for (int64_t i = offset; i < offset + length; ++i)
               total[i] += piece[i];
           });
         }
-        if (commStatus.isOk())
+        if (commStatus.isOk() && !exchange)
           finishPiece(total.data(), lo, hi);
       }
     });
@@ -458,8 +490,7 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
                          partials[piece.member]);
       }
       for (const PieceRef &piece : gemmStep.pieces) {
-        status =
-            exchange->made(piece.member, piece.ordinal, piece.lo, piece.hi);
+        status = pieces->made(piece.member, piece.ordinal, piece.lo, piece.hi);
         if (!status.isOk())
           break;
       }
@@ -482,9 +513,8 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
         const T *own = partials[c];
         if (step > 0) {
           const void *slice = nullptr;
-          status = exchange->fetch(left, step - 1,
-                                   int64_t(step - 1) * chunks + j, lo, hi,
-                                   slice);
+          status = pieces->fetch(left, step - 1, int64_t(step - 1) * chunks + j,
+                                 lo, hi, slice);
           if (!status.isOk())
             break;
           TraceScope scope(world.trace(), rank, Stream::Comm,
@@ -508,17 +538,17 @@ Status CpuBackend::runMatmulReduceScatter(const Group &group,
           });
           finishPiece(total.data(), lo, hi);
         }
-        status = exchange->made(step, int64_t(step) * chunks + j, lo, hi);
+        status = pieces->made(step, int64_t(step) * chunks + j, lo, hi);
       }
     }
   }
   if (!status.isOk())
-    exchange->cancel(status);
+    pieces->cancel(status);
   if (reducing)
     commThread.wait();
   if (status.isOk() && !commStatus.isOk())
     status = commStatus;
-  TP_RETURN_IF_ERROR(exchange->finish(status));
+  TP_RETURN_IF_ERROR(pieces->finish(status));
 
   results.clear();
   if (args.returnUnreduced) {
@@ -615,8 +645,12 @@ CpuBackend::composeMatmulReduceScatter(const Group &group,
     for (int64_t i = 0, e = product.numElements(); i < e; ++i)
       product.set(i, product.get(i) + args.addend->get(i));
   Tensor reduced;
-  TP_RETURN_IF_ERROR(reduceScatter(group, product, args.dim, args.reduction,
-                                   args.site, reduced));
+  if (args.exchangeConcat)
+    TP_RETURN_IF_ERROR(allToAll(group, product, args.dim, *args.exchangeConcat,
+                                args.site, reduced));
+  else
+    TP_RETURN_IF_ERROR(reduceScatter(group, product, args.dim, args.reduction,
+                                     args.site, reduced));
   results.clear();
   if (args.returnUnreduced)
     results.push_back(withBias(product, nullptr, args.outType));

@@ -136,6 +136,10 @@ struct ReduceScatterPlan {
   Schedule schedule;
   int64_t k = 0, n = 0, dim = 0, extL = 0, slice = 0, totalRows = 0,
           rowsPerSlab = 0;
+  /// Elements between one batch's B and the next (0: one B for all rows).
+  int64_t strideB = 0;
+  /// An all-to-all's: where the blocks received are placed (not summed).
+  std::optional<StackedBlocks> stacked;
   bool scaled = false, transposeB = false, nSplit = false;
   size_t elementBytes = 0, sliceBytes = 0;
   Split split;
@@ -296,6 +300,8 @@ protected:
   Status reduceStaged(const MatmulReduceScatterArgs &args,
                       ReduceScatterPlan &plan);
   /// This rank's whole product from its partials, rounded once.
+  /// The exchanged result of a matmul_all_to_all from the staged blocks.
+  Status placeStaged(const MatmulReduceScatterArgs &args, ReduceScatterPlan &p);
   Status unreducedProduct(const MatmulReduceScatterArgs &args,
                           const ReduceScatterPlan &plan, Tensor &product);
 

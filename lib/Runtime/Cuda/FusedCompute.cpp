@@ -339,19 +339,33 @@ Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
   p.me = me;
   p.scaled = args.a.isScaled();
   p.transposeB = args.transposeB || p.scaled;
+  const Tensor &b = *args.b.data;
   p.k = a.shape().back();
-  p.n = args.b.data->dim(p.transposeB ? 0 : 1);
+  p.n = b.dim(b.rank() - (p.transposeB ? 2 : 1));
   p.productShape = a.shape();
   p.productShape.back() = p.n;
   p.dim = args.dim;
   p.nSplit = p.dim == a.rank() - 1;
   p.split = splitAt(p.productShape, p.dim);
   TP_RETURN_IF_ERROR(scatterShare(p.split.extent, p.dim, p.g, context, p.extL));
+  // A per-batch B (an all-to-all's experts) cuts the rows of each batch.
+  p.strideB = b.rank() > 2 ? p.k * p.n : 0;
+  if (p.strideB && (p.nSplit || p.dim != a.rank() - 2))
+    return Status::error(context + ": a per-batch B " + b.typeString() +
+                         " needs the rows cut (dim " +
+                         std::to_string(a.rank() - 2) + ")");
   std::vector<int64_t> reducedShape = p.productShape;
   reducedShape[p.dim] = p.extL;
-  p.reduced = newResult(args.returnUnreduced ? 1 : 0, args.outType,
-                        reducedShape, /*zeroed=*/false);
-  p.slice = p.reduced.numElements();
+  p.slice = p.split.outer * p.extL * p.split.inner;
+  // Exchanging, the result stacks the g blocks received along the concat
+  // dim: outer runs of `concatRun` elements.
+  std::vector<int64_t> resultShape = reducedShape;
+  if (args.exchangeConcat) {
+    p.stacked = StackedBlocks(reducedShape, *args.exchangeConcat, p.g);
+    resultShape[*args.exchangeConcat] *= p.g;
+  }
+  p.reduced = newResult(args.returnUnreduced ? 1 : 0, args.outType, resultShape,
+                        /*zeroed=*/false);
   if (p.k == 0 || p.n == 0 || a.numElements() == 0)
     return Status::error(context + ": the CUDA backend does not run fused "
                                    "ops on empty operands");
@@ -361,6 +375,9 @@ Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
   // Per_peer on the GPU (a ring's running sums would serialize the steps).
   // A scaled GEMM writes dense blocks: an N split takes its slice whole.
   p.schedule = args.schedule;
+  if (p.schedule.ring() && p.stacked)
+    return Status::error(context + ": an all-to-all cannot run the ring "
+                                   "schedule (each peer takes its own block)");
   if (p.schedule.ring())
     p.schedule.algorithm = Schedule::Algorithm::PerPeer;
   if (p.scaled && p.nSplit)
@@ -471,6 +488,7 @@ Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
     q.ldd = p.n;
     q.batch = p.split.outer;
     q.strideA = p.split.extent * p.rowsPerSlab * p.k;
+    q.strideB = p.strideB;
     q.strideD = p.extL * p.rowsPerSlab * p.n;
     int64_t row0 = (c * p.extL + lo) * p.rowsPerSlab;
     return gemm.run(q, static_cast<uint8_t *>(p.dA) + row0 * p.k * es, p.dB,
@@ -494,9 +512,32 @@ Status CudaRank::computePartialPiece(const MatmulReduceScatterArgs &args,
 Status CudaRank::reduceStaged(const MatmulReduceScatterArgs &args,
                               ReduceScatterPlan &p) {
   const std::string &context = args.site;
+  if (p.stacked)
+    return placeStaged(args, p);
   TP_CUDA(launchReduce(static_cast<const void *const *>(p.dPointers), p.g,
                        DType::F32, p.slice, args.reduction, p.dBias,
                        args.outType, p.n, p.dOut, args.outType, comm));
+  return download(p.dOut, p.reduced, comm, context);
+}
+
+Status CudaRank::placeStaged(const MatmulReduceScatterArgs &args,
+                             ReduceScatterPlan &p) {
+  // Each member's block, rounded to the result type, then copied to its
+  // offset along the concat dim.
+  const std::string &context = args.site;
+  const size_t es = byteSize(args.outType);
+  void *rounded;
+  TP_RETURN_IF_ERROR(
+      buffer("a2a.rounded", es * p.slice * p.g, rounded, context));
+  for (int source = 0; source < p.g; ++source) {
+    uint8_t *block = static_cast<uint8_t *>(rounded) + source * p.slice * es;
+    TP_CUDA(launchConvert(static_cast<const float *>(p.staged(source)), p.slice,
+                          nullptr, args.outType, 1, block, args.outType, comm));
+    const size_t run = p.stacked->run * es;
+    TP_CUDA(cudaMemcpy2DAsync(static_cast<uint8_t *>(p.dOut) + source * run,
+                              p.g * run, block, run, run, p.stacked->outer,
+                              cudaMemcpyDeviceToDevice, comm));
+  }
   return download(p.dOut, p.reduced, comm, context);
 }
 

@@ -560,6 +560,85 @@ func.func @main(%x: {x}, %w: {w}) -> {y} {{
 }}"""
 
 
+def a2a_prod_cols(g, dt):
+    """Ulysses' sequence -> heads exchange of a projection's product: x W
+    [S/g, H] split on H (the heads), stacked on S; each peer's columns are
+    computed and sent while the next are."""
+    x, w, p, e = t([R, K], dt), t([K, 4 * g], dt), t([R, 4 * g], dt), t([R * g, 4], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> {e} {{
+  %p = tp.matmul %x, %w : {x}, {w} -> {p}
+  %e = tp.all_to_all %p on @tp axes = [0] split = 1 concat = 0 : {p} -> {e}
+  return %e : {e}
+}}"""
+
+
+def a2a_prod_rows(g, dt):
+    """A product's rows sent to their ranks and stacked along N."""
+    x, w, p, e = t([R * g, K], dt), t([N, K], dt), t([R * g, N], dt), t([R, N * g], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> {e} {{
+  %p = tp.matmul %x, %w transpose_b : {x}, {w} -> {p}
+  %e = tp.all_to_all %p on @tp axes = [0] split = 0 concat = 1 : {p} -> {e}
+  return %e : {e}
+}}"""
+
+
+def a2a_prod_linear(g, dt):
+    """F.linear's reshapes around the product of a 3-D activation, the
+    product also returned (kept for the backward)."""
+    x, c, w = t([B, S * g, K], dt), t([B * S * g, K], dt), t([4 * g, K], dt)
+    p2, p, e = t([B * S * g, 4 * g], dt), t([B, S * g, 4 * g], dt), t([B, S * g * g, 4], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> ({e}, {p}) {{
+  %c = tensor.collapse_shape %x [[0, 1], [2]] : {x} into {c}
+  %m = tp.matmul %c, %w transpose_b : {c}, {w} -> {p2}
+  %p = tensor.expand_shape %m [[0, 1], [2]] output_shape [{B}, {S * g}, {4 * g}] : {p2} into {p}
+  %e = tp.all_to_all %p on @tp axes = [0] split = 2 concat = 1 : {p} -> {e}
+  return %e, %p : {e}, {p}
+}}"""
+
+
+def a2a_prod_expert_weights(g, dt):
+    """An expert-parallel MoE layer's combine: each local expert's outputs
+    [E/g, g C, H] (its own weight), the rows cut by the rank their tokens
+    came from, sent back and stacked along the experts: [E, C, H]."""
+    h, w, o, e = t([2, S * g, K], dt), t([2, K, N], dt), t([2, S * g, N], dt), t([2 * g, S, N], dt)
+    return f"""
+func.func @main(%h: {h}, %w: {w}) -> {e} {{
+  %o = tp.batch_matmul %h, %w : {h}, {w} -> {o}
+  %e = tp.all_to_all %o on @tp axes = [0] split = 1 concat = 0 : {o} -> {e}
+  return %e : {e}
+}}"""
+
+
+def a2a_prod_transposed(g, dt):
+    """Ulysses' heads -> sequence exchange after attention: per-head
+    outputs P V [heads/g, S, D] transposed to [S, heads/g, D], then the
+    sequence split and the heads stacked. The transpose moves below the
+    exchange, and each peer's rows of every head are computed and sent."""
+    a, v, o = t([2, S * g, 8], dt), t([2, 8, 4], dt), t([2, S * g, 4], dt)
+    ot, e = t([S * g, 2, 4], dt), t([S, 2 * g, 4], dt)
+    return f"""
+func.func @main(%a: {a}, %v: {v}) -> {e} {{
+  %o = tp.batch_matmul %a, %v : {a}, {v} -> {o}
+{_transpose("ot", "o", [S * g, 2, 4], dt, perm=(1, 0, 2))}  %e = tp.all_to_all %ot on @tp axes = [0] split = 0 concat = 1 : {ot} -> {e}
+  return %e : {e}
+}}"""
+
+
+def a2a_transposed_consumer(g, dt):
+    """A transpose between the exchange and the projection: [S/g, H] split
+    on H, stacked on S, transposed to [H/g, S], times W."""
+    x, e, et, w, y = t([R, 8 * g], dt), t([R * g, 8], dt), t([8, R * g], dt), t([R * g, N], dt), t([8, N], dt)
+    return f"""
+func.func @main(%x: {x}, %w: {w}) -> {y} {{
+  %e = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : {x} -> {e}
+{_transpose("et", "e", [8, R * g], dt)}  %y = tp.matmul %et, %w : {et}, {w} -> {y}
+  return %y : {y}
+}}"""
+
+
 def linear_mlp(g, dt):
     x, wg, wd, h, y, b = t([B, S, K], dt), t([N, K], dt), t([K, N], dt), t([B, S * g, N], dt), t([B, S, K], dt), t([K], dt)
     return f"""
@@ -575,11 +654,15 @@ func.func @main(%x: {x}, %wg: {wg}, %wu: {wg}, %wd: {wd}, %bd: {b}) -> {y} {{
 
 # Weight gradients (tp.all_gather_contract): the gathered value contracted
 # over the gathered dim.
-def _transpose(name, src, shape, dt):
+def _transpose(name, src, shape, dt, perm=(1, 0)):
+    """%name = %src transposed to `shape` (result dim i = source dim perm[i])."""
     out = t(shape, dt)
+    source = [0] * len(shape)
+    for i, p in enumerate(perm):
+        source[p] = shape[i]
     return (f"  %e_{name} = tensor.empty() : {out}\n"
-            f"  %{name} = linalg.transpose ins(%{src} : {t(shape[::-1], dt)}) "
-            f"outs(%e_{name} : {out}) permutation = [1, 0]\n")
+            f"  %{name} = linalg.transpose ins(%{src} : {t(source, dt)}) "
+            f"outs(%e_{name} : {out}) permutation = [{', '.join(map(str, perm))}]\n")
 
 
 def agc_wgrad(g, dt):
@@ -655,7 +738,12 @@ PATTERNS = {
     "agc_ksplit_b": agc_ksplit_b, "agc_seq3d": agc_seq3d, "agc_seqfirst": agc_seqfirst,
 }
 PATTERNS.update({"a2a_rows": a2a_rows, "a2a_seq3d": a2a_seq3d, "a2a_kdim": a2a_kdim,
-                 "a2a_experts": a2a_experts, "a2a_expert_weights": a2a_expert_weights})
+                 "a2a_experts": a2a_experts, "a2a_expert_weights": a2a_expert_weights,
+                 "a2a_prod_cols": a2a_prod_cols, "a2a_prod_rows": a2a_prod_rows,
+                 "a2a_prod_linear": a2a_prod_linear,
+                 "a2a_prod_expert_weights": a2a_prod_expert_weights,
+                 "a2a_prod_transposed": a2a_prod_transposed,
+                 "a2a_transposed_consumer": a2a_transposed_consumer})
 PATTERNS.update({"dq_ag_kn": dq_ag_kn, "dq_ag_seq": dq_ag_seq, "dq_ag_bmm": dq_ag_bmm,
                  "dq_ag_saved": dq_ag_saved, "ag_dq": ag_dq})
 PATTERNS.update({"dq_glue_per_tensor": dq_glue("per_tensor"), "dq_glue_row_wise": dq_glue("row_wise")})

@@ -69,6 +69,27 @@ static LogicalResult verifyBiasNotScattered(Operation *op, Value bias,
                          "dim; add it before as an addend slice instead");
 }
 
+/// What tp.all_to_all makes of `type` (operand `name`) over `groupSize`
+/// ranks: dim `split` divided by the group size, dim `concat` multiplied.
+static FailureOr<RankedTensorType> exchangedType(Operation *op, StringRef name,
+                                                 RankedTensorType type,
+                                                 int64_t split, int64_t concat,
+                                                 int64_t groupSize) {
+  SmallVector<int64_t> shape(type.getShape());
+  if (!ShapedType::isDynamic(groupSize) &&
+      !ShapedType::isDynamic(shape[split])) {
+    if (shape[split] % groupSize != 0)
+      return op->emitOpError("'")
+             << name << "' dim " << split << " (" << shape[split]
+             << ") is the split dim and is not divisible by the group size "
+             << groupSize;
+    shape[split] /= groupSize;
+  } else {
+    shape[split] = ShapedType::kDynamic;
+  }
+  return withDimScaled(op, name, type.clone(shape), concat, groupSize);
+}
+
 //===----------------------------------------------------------------------===//
 // all_gather_matmul
 //===----------------------------------------------------------------------===//
@@ -174,22 +195,10 @@ LogicalResult AllToAllMatmulOp::verifySymbolUses(SymbolTableCollection &table) {
   FailureOr<GroupInfo> group = resolveGroup(table);
   if (failed(group))
     return failure();
-  // The exchanged A: split divided by the group size, concat multiplied.
   auto a = getA().getType();
-  SmallVector<int64_t> shape(a.getShape());
-  int64_t split = getSplit(), concat = getConcat(), g = group->size;
-  if (!ShapedType::isDynamic(g) && !ShapedType::isDynamic(shape[split])) {
-    if (shape[split] % g != 0)
-      return emitOpError("'a' dim ")
-             << split << " (" << shape[split]
-             << ") is the split dim and is not divisible by the group size "
-             << g;
-    shape[split] /= g;
-  } else {
-    shape[split] = ShapedType::kDynamic;
-  }
+  int64_t concat = getConcat();
   FailureOr<RankedTensorType> exchanged =
-      withDimScaled(*this, "a", a.clone(shape), concat, g);
+      exchangedType(*this, "a", a, getSplit(), concat, group->size);
   if (failed(exchanged))
     return failure();
   if (Value result = getExchanged())
@@ -284,6 +293,79 @@ MatmulReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
     return failure();
   return verifyReducedProduct(*this, getUnreduced(), getReduced(), product,
                               getDim(), group->size);
+}
+
+//===----------------------------------------------------------------------===//
+// matmul_all_to_all
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulAllToAllOp::verify() {
+  if (failed(verifyRequiredOperands(*this, {{0, "a"}, {1, "b"}})))
+    return failure();
+  auto a = getA().getType();
+  if (a.getRank() < 2)
+    return emitOpError("'a' must have at least 2 dims [..., M, K], got ") << a;
+  if (failed(verifyDimInRange(*this, "split", getSplit(), "the product",
+                              a.getRank())) ||
+      failed(verifyDimInRange(*this, "concat", getConcat(), "the product",
+                              a.getRank())) ||
+      failed(verifyResultCount(*this, 1 + getReturnProduct(),
+                               "the product if returned, then the exchanged "
+                               "result")))
+    return failure();
+  if (getAlgorithm() == Algorithm::Ring)
+    return emitOpError("cannot run the ring schedule: each rank sends each "
+                       "peer a different block (use per_peer or coalesced)");
+  Type element = a.getElementType();
+  SmallVector<Value> values = {getB()};
+  llvm::append_range(values, getResults());
+  for (Value v : values)
+    if (getElementTypeOrSelf(v.getType()) != element)
+      return emitOpError("'b' and the results must have 'a''s element type ")
+             << element << ", got " << v.getType();
+  return success();
+}
+
+LogicalResult MatmulAllToAllOp::verifySymbolUses(SymbolTableCollection &table) {
+  FailureOr<GroupInfo> group = resolveGroup(table);
+  if (failed(group))
+    return failure();
+  auto a = getA().getType();
+  auto b = getB().getType();
+  int64_t rank = a.getRank();
+  // One B per batch (experts): B has A's leading dims, and the blocks are
+  // cut along the rows, so each is made by its own batch's B.
+  if (b.getRank() > 2) {
+    if (b.getRank() != rank || static_cast<int64_t>(getSplit()) != rank - 2)
+      return emitOpError("'b' ")
+             << b
+             << " is per batch, which needs 'a''s rank and the blocks cut "
+                "along the rows (split = "
+             << rank - 2 << ")";
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (!extentsCompatible(b.getDimSize(d), a.getDimSize(d)))
+        return emitOpError("'b' dim ")
+               << d << " (" << b.getDimSize(d) << ") differs from 'a''s ("
+               << a.getDimSize(d) << ")";
+    b = RankedTensorType::get(b.getShape().take_back(2), b.getElementType());
+  }
+  FailureOr<SmallVector<int64_t>> shape = inferProductShape(
+      [&] { return emitOpError(); }, "a", a, "b", b, getTransposeB());
+  if (failed(shape))
+    return failure();
+  auto product = RankedTensorType::get(*shape, a.getElementType());
+  if (Value p = getProduct())
+    if (failed(verifyTypeIs(*this, "product",
+                            cast<RankedTensorType>(p.getType()), *shape,
+                            a.getElementType())))
+      return failure();
+  FailureOr<RankedTensorType> exchanged = exchangedType(
+      *this, "the product", product, getSplit(), getConcat(), group->size);
+  if (failed(exchanged))
+    return failure();
+  return verifyTypeIs(*this, "exchanged",
+                      cast<RankedTensorType>(getExchanged().getType()),
+                      exchanged->getShape(), a.getElementType());
 }
 
 //===----------------------------------------------------------------------===//

@@ -231,13 +231,15 @@ static std::optional<CollectiveMatmulShape> shapeOf(AllToAllOp op) {
   return shape;
 }
 
-/// The GEMM whose product a reduce-scatter scatters, if static.
-static std::optional<CollectiveMatmulShape> shapeOf(ReduceScatterOp op) {
-  std::optional<int64_t> groupSize = getStaticGroupSize(op);
-  RankedTensorType product = op.getInput().getType();
+/// The GEMM whose product `product` is, scattered over `groupSize` ranks by
+/// a reduce-scatter (or an all-to-all when `exchange`), if static.
+static std::optional<CollectiveMatmulShape>
+shapeOfProduct(Value productValue, std::optional<int64_t> groupSize,
+               bool exchange) {
+  auto product = cast<RankedTensorType>(productValue.getType());
   if (!groupSize || !product.hasStaticShape() || product.getRank() < 2)
     return std::nullopt;
-  Operation *def = op.getInput().getDefiningOp();
+  Operation *def = productValue.getDefiningOp();
   if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
     def = expand.getSrc().getDefiningOp();
   if (auto add = dyn_cast_or_null<arith::AddFOp>(def)) {
@@ -251,6 +253,7 @@ static std::optional<CollectiveMatmulShape> shapeOf(ReduceScatterOp op) {
     return std::nullopt;
   CollectiveMatmulShape shape;
   shape.gather = false;
+  shape.exchange = exchange;
   shape.groupSize = *groupSize;
   shape.n = product.getShape().back();
   shape.k = lhs.getShape().back();
@@ -260,6 +263,20 @@ static std::optional<CollectiveMatmulShape> shapeOf(ReduceScatterOp op) {
       std::max<int64_t>(1, product.getElementTypeBitWidth() / 8);
   shape.gemmType = gemmTypeOf(lhs.getElementType());
   return shape;
+}
+
+static std::optional<CollectiveMatmulShape> shapeOf(ReduceScatterOp op) {
+  return shapeOfProduct(op.getInput(), getStaticGroupSize(op),
+                        /*exchange=*/false);
+}
+
+/// An all-to-all's consumer GEMMs when a matmul reads its result, else the
+/// GEMM that makes its input.
+static std::optional<CollectiveMatmulShape> shapeOfEither(AllToAllOp op) {
+  if (reachesMatmulThroughLayoutOps(op.getResult()))
+    return shapeOf(op);
+  return shapeOfProduct(throughLayoutOps(op.getInput()), getStaticGroupSize(op),
+                        /*exchange=*/true);
 }
 
 /// "ring, 4 pieces per rank: predicted unfused 354.0 us, fused 301.2 us, 87%
@@ -309,7 +326,7 @@ static std::string describePrediction(const SchedulePrediction &p) {
 struct FusionCounts {
   unsigned allGatherMatmul = 0, matmulReduceScatter = 0;
   unsigned allGatherScaledMatmul = 0, scaledMatmulReduceScatter = 0;
-  unsigned allGatherContract = 0, allToAllMatmul = 0;
+  unsigned allGatherContract = 0, allToAllMatmul = 0, matmulAllToAll = 0;
   unsigned fusedConsumers = 0, missed = 0;
   /// Gathers narrowed to low precision, and the bytes each rank receives
   /// through them before and after (-1 once one is not static).
@@ -358,6 +375,8 @@ struct FusionCounts {
     } else if (auto op = dyn_cast<AllToAllMatmulOp>(fused)) {
       ++allToAllMatmul;
       fusedConsumers += op.getBs().size();
+    } else if (isa<MatmulAllToAllOp>(fused)) {
+      ++matmulAllToAll;
     } else if (isa<MatmulReduceScatterOp>(fused)) {
       ++matmulReduceScatter;
     } else if (isa<ScaledMatmulReduceScatterOp>(fused)) {
@@ -485,6 +504,7 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
     raiseDequantizeGlue(rewriter, getOperation());
     narrowGathers(rewriter, options, counts);
     raiseDequantizedMatmuls(rewriter, getOperation());
+    moveTransposesAcrossAllToAlls(getOperation(), rewriter);
     // New ops may reuse the addresses of the ones these rewrites erased.
     erased.erased.clear();
 
@@ -506,23 +526,13 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
                "pipeline's 'sequence-parallel' option) splits this one into "
                "both";
     });
-    // An all-to-all (sequence <-> heads, tokens <-> experts) that feeds a
+    // An all-to-all (sequence <-> heads, tokens <-> experts) next to a
     // matmul, directly or through reshapes and transposes, joins the
-    // candidates; one that only sends a matmul's product is not fused yet,
-    // and says so.
+    // candidates: the matmul it feeds, or else the one that makes its input.
     getOperation()->walk([&](AllToAllOp op) {
-      if (reachesMatmulThroughLayoutOps(op.getResult())) {
+      if (reachesMatmulThroughLayoutOps(op.getResult()) ||
+          isMatmulOutput(throughLayoutOps(op.getInput())))
         collectives.push_back(op);
-        return;
-      }
-      if (!isMatmulProduct(throughLayoutOps(op.getInput())))
-        return;
-      counts.add(nullptr);
-      if (emitRemarks)
-        emitRemark(op.getLoc())
-            << "all-to-all not fused: it sends a matmul's product, and the "
-               "producer side (each peer's block computed and sent while "
-               "the next is computed) is not fused yet";
     });
     for (Operation *op : collectives) {
       if (erased.erased.contains(op))
@@ -543,7 +553,7 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
       std::optional<CollectiveMatmulShape> shape;
       if (targetDescription)
         shape = isa<AllGatherOp>(op)  ? shapeOf(cast<AllGatherOp>(op))
-                : isa<AllToAllOp>(op) ? shapeOf(cast<AllToAllOp>(op))
+                : isa<AllToAllOp>(op) ? shapeOfEither(cast<AllToAllOp>(op))
                                       : shapeOf(cast<ReduceScatterOp>(op));
       // No ring can pass on an all-to-all's blocks: a forced ring runs it
       // per_peer.
@@ -595,13 +605,13 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
               ? fuseAllToAll(rewriter, cast<AllToAllOp>(op), options)
               : fuseReduceScatter(rewriter, cast<ReduceScatterOp>(op), options);
       counts.add(report.fused);
-      // An all-to-all between two matmuls could also overlap with the one
-      // before it: say that this side is not fused either.
-      if (!report.fused && sendsMatmulProduct)
+      // An all-to-all between two matmuls overlaps with one: say that the
+      // one before it runs first, unoverlapped.
+      if (isa_and_nonnull<AllToAllMatmulOp>(report.fused) && sendsMatmulProduct)
         report.misses.push_back(
-            "it also sends a matmul's product, and the producer side (each "
-            "peer's block computed and sent while the next is computed) is "
-            "not fused yet");
+            "the matmul producing its input runs before it, unoverlapped: "
+            "one all-to-all overlaps with one side, here the matmuls it "
+            "feeds");
       if (report.fused && prediction) {
         // One stream is the runtime's default: written only when forced.
         setSchedule(report.fused, prediction->algorithm, prediction->chunks,
@@ -636,6 +646,10 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
           << (counts.allToAllMatmul
                   ? "; " + std::to_string(counts.allToAllMatmul) +
                         " all-to-all-matmul"
+                  : std::string())
+          << (counts.matmulAllToAll
+                  ? "; " + std::to_string(counts.matmulAllToAll) +
+                        " matmul-all-to-all"
                   : std::string())
           << counts.describeNarrowing();
   }

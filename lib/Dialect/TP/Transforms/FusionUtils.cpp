@@ -57,10 +57,7 @@ bool tp::isInterloper(Operation *op) {
                                   tensor::ExpandShapeOp, tensor::ReshapeOp>(op);
 }
 
-/// Whether a matmul follows `op` (`downward`: reads its results) or precedes
-/// it (feeds its operands) through ops that may sit between a collective and
-/// its matmul, in `op`'s block.
-static bool reachesMatmul(Operation *op, bool downward) {
+bool tp::reachesMatmul(Operation *op, bool downward) {
   SmallVector<Operation *> worklist = {op};
   llvm::SmallPtrSet<Operation *, 16> visited = {op};
   while (!worklist.empty()) {
@@ -88,9 +85,15 @@ static bool reachesMatmul(Operation *op, bool downward) {
 }
 
 std::string tp::describeInterloper(Operation *op, StringRef collective) {
-  std::string name = quoteName(op);
   // Gathers and all-to-alls feed their matmuls; reduce-scatters read one.
-  bool downward = collective != "reduce-scatter";
+  return describeInterloper(op, collective,
+                            /*readsProduct=*/collective == "reduce-scatter");
+}
+
+std::string tp::describeInterloper(Operation *op, StringRef collective,
+                                   bool readsProduct) {
+  std::string name = quoteName(op);
+  bool downward = !readsProduct;
   std::string value =
       collective == "all-to-all" ? "the exchanged value" : "the gathered value";
   // A contraction tp-import left as linalg (mixed element types, say).
@@ -109,7 +112,7 @@ std::string tp::describeInterloper(Operation *op, StringRef collective) {
                           ") with no matmul before it";
   std::string where =
       downward ? ("between the " + collective + " and the matmul").str()
-               : "between the matmul and the reduce-scatter";
+               : ("between the matmul and the " + collective).str();
   if (isElementwise(op))
     return "an elementwise op (" + name + ") sits " + where;
   if (isa<linalg::TransposeOp>(op))
@@ -152,6 +155,12 @@ bool tp::isMatmulProduct(Value value) {
     return (lhs && isMatmul(lhs)) || (rhs && isMatmul(rhs));
   }
   return def && isMatmul(def);
+}
+
+bool tp::isMatmulOutput(Value value) {
+  if (auto add = value.getDefiningOp<BiasAddOp>())
+    value = add.getInput();
+  return isMatmulProduct(value);
 }
 
 HoistStatus tp::planHoist(Operation *point, Value value,

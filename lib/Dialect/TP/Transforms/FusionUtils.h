@@ -27,6 +27,15 @@ bool isInterloper(Operation *op);
 /// matmul", "a transpose ...", "a reshape ...", or "... feeds 'x', which is
 /// not a matmul".
 std::string describeInterloper(Operation *op, StringRef collective);
+/// The same, for a collective that feeds matmuls (`readsProduct` false) or
+/// reads one's product (true): an all-to-all can do either.
+std::string describeInterloper(Operation *op, StringRef collective,
+                               bool readsProduct);
+
+/// Whether a matmul follows `op` (`downward`: reads its results) or precedes
+/// it (feeds its operands) through ops that may sit between a collective and
+/// its matmul (isInterloper), in `op`'s block.
+bool reachesMatmul(Operation *op, bool downward);
 
 /// Whether `op` multiplies matrices (tp matmuls, linalg contractions and
 /// convolutions): where sequence parallelism stops an all-gather.
@@ -43,6 +52,10 @@ void reshapesAroundCollectivesAsCollapseOrExpand(Operation *root,
 /// reduce-scatter fusion looks through (an expand back to 3-D, an addend):
 /// the partial sums a row-parallel layer reduces.
 bool isMatmulProduct(Value value);
+
+/// Whether `value` is a matmul's product, or one with a bias added: what an
+/// all-to-all may overlap with on its producer side (or say why not).
+bool isMatmulOutput(Value value);
 
 /// The one operand of `value`'s defining op that is not a splat constant,
 /// when that op is element-wise (one result, operands of the result's type),

@@ -256,8 +256,9 @@ static bool neverNegativeZero(Value value, unsigned depth = 0) {
     return false;
   // Products accumulated from +0.0, plus a bias or reduced across ranks.
   if (isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp, AllGatherMatmulOp,
-          AllGatherContractOp, AllToAllMatmulOp, AllGatherScaledMatmulOp,
-          MatmulReduceScatterOp, ScaledMatmulReduceScatterOp>(def))
+          AllGatherContractOp, AllToAllMatmulOp, MatmulAllToAllOp,
+          AllGatherScaledMatmulOp, MatmulReduceScatterOp,
+          ScaledMatmulReduceScatterOp>(def))
     return true;
   // A linalg contraction adds its products to its init.
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(def)) {

@@ -106,8 +106,8 @@ private:
     // Other collectives hand each rank its own slice, and upstream's process
     // indices differ by definition.
     if (isa<ReduceScatterOp, AllToAllOp, AllGatherMatmulOp, AllGatherContractOp,
-            AllToAllMatmulOp, MatmulReduceScatterOp, AllGatherScaledMatmulOp,
-            ScaledMatmulReduceScatterOp>(def) ||
+            AllToAllMatmulOp, MatmulAllToAllOp, MatmulReduceScatterOp,
+            AllGatherScaledMatmulOp, ScaledMatmulReduceScatterOp>(def) ||
         def->getDialect()->getNamespace() == "shard")
       return fail(name + ", whose result differs across the group");
     // A quantize's per-tensor and global scales follow its amax operand,

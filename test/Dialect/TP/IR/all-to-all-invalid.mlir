@@ -190,3 +190,95 @@ func.func @a2am_result_count(%x: tensor<8x64xf32>, %w: tensor<16x32xf32>) -> ten
   %y:2 = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 1 concat = 0 : (tensor<8x64xf32>, tensor<16x32xf32>) -> (tensor<32x32xf32>, tensor<32x32xf32>)
   return %y#0 : tensor<32x32xf32>
 }
+
+// -----
+
+// tp.matmul_all_to_all
+
+shard.grid @tp(shape = 4)
+
+func.func @product_split_out_of_range(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'tp.matmul_all_to_all' op 'split' 2 is out of range for 'the product' of rank 2}}
+  %0 = tp.matmul_all_to_all %x, %w on @tp axes = [0] split = 2 concat = 0 : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @product_ring(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<32x2xf32> {
+  // expected-error @+1 {{'tp.matmul_all_to_all' op cannot run the ring schedule: each rank sends each peer a different block (use per_peer or coalesced)}}
+  %0 = tp.matmul_all_to_all %x, %w on @tp axes = [0] split = 1 concat = 0 {algorithm = #tp.algorithm<ring>} : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<32x2xf32>
+  return %0 : tensor<32x2xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @product_result_count(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<32x2xf32> {
+  // expected-error @+1 {{'tp.matmul_all_to_all' op expected 1 results (the product if returned, then the exchanged result), got 2}}
+  %0:2 = tp.matmul_all_to_all %x, %w on @tp axes = [0] split = 1 concat = 0 : (tensor<8x16xf32>, tensor<16x8xf32>) -> (tensor<32x2xf32>, tensor<32x2xf32>)
+  return %0#0 : tensor<32x2xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @product_element_type(%x: tensor<8x16xf32>, %w: tensor<16x8xbf16>) -> tensor<32x2xf32> {
+  // expected-error @+1 {{'tp.matmul_all_to_all' op 'b' and the results must have 'a''s element type 'f32', got 'tensor<16x8xbf16>'}}
+  %0 = tp.matmul_all_to_all %x, %w on @tp axes = [0] split = 1 concat = 0 : (tensor<8x16xf32>, tensor<16x8xbf16>) -> tensor<32x2xf32>
+  return %0 : tensor<32x2xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @product_split_not_divisible(%x: tensor<8x16xf32>, %w: tensor<16x6xf32>) -> tensor<32x2xf32> {
+  // expected-error @+1 {{'tp.matmul_all_to_all' op 'the product' dim 1 (6) is the split dim and is not divisible by the group size 4}}
+  %0 = tp.matmul_all_to_all %x, %w on @tp axes = [0] split = 1 concat = 0 : (tensor<8x16xf32>, tensor<16x6xf32>) -> tensor<32x2xf32>
+  return %0 : tensor<32x2xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @product_contraction(%x: tensor<8x16xf32>, %w: tensor<12x8xf32>) -> tensor<32x2xf32> {
+  // expected-error @+1 {{'tp.matmul_all_to_all' op}}
+  %0 = tp.matmul_all_to_all %x, %w on @tp axes = [0] split = 1 concat = 0 : (tensor<8x16xf32>, tensor<12x8xf32>) -> tensor<32x2xf32>
+  return %0 : tensor<32x2xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @product_exchanged_shape(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'tp.matmul_all_to_all' op 'exchanged'}}
+  %0 = tp.matmul_all_to_all %x, %w on @tp axes = [0] split = 1 concat = 0 : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @product_per_batch_b_not_rows(%h: tensor<4x8x16xf32>, %w: tensor<4x16x8xf32>) -> tensor<1x32x8xf32> {
+  // expected-error @+1 {{'tp.matmul_all_to_all' op 'b' 'tensor<4x16x8xf32>' is per batch, which needs 'a''s rank and the blocks cut along the rows (split = 1)}}
+  %0 = tp.matmul_all_to_all %h, %w on @tp axes = [0] split = 0 concat = 1 : (tensor<4x8x16xf32>, tensor<4x16x8xf32>) -> tensor<1x32x8xf32>
+  return %0 : tensor<1x32x8xf32>
+}
+
+// -----
+
+shard.grid @tp(shape = 4)
+
+func.func @product_per_batch_b_dims(%h: tensor<4x8x16xf32>, %w: tensor<2x16x8xf32>) -> tensor<16x2x8xf32> {
+  // expected-error @+1 {{'tp.matmul_all_to_all' op 'b' dim 0 (2) differs from 'a''s (4)}}
+  %0 = tp.matmul_all_to_all %h, %w on @tp axes = [0] split = 1 concat = 0 : (tensor<4x8x16xf32>, tensor<2x16x8xf32>) -> tensor<16x2x8xf32>
+  return %0 : tensor<16x2x8xf32>
+}

@@ -29,3 +29,20 @@ func.func @same_split_and_concat(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> 
   %y = tp.all_to_all_matmul %x, [%w] on @tp axes = [0] split = 0 concat = 0 : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   return %y : tensor<8x4xf32>
 }
+
+// tp.matmul_all_to_all: the product a @ b exchanged as tp.all_to_all does.
+
+// CHECK-LABEL: func.func @expert_outputs
+// CHECK: tp.matmul_all_to_all %{{.*}}, %{{.*}} on @tp axes = [0] split = 1 concat = 0 {chunks = 2 : i64} : (tensor<2x64x32xf32>, tensor<2x32x16xf32>) -> tensor<8x16x16xf32>
+func.func @expert_outputs(%h: tensor<2x64x32xf32>, %w: tensor<2x32x16xf32>) -> tensor<8x16x16xf32> {
+  %y = tp.matmul_all_to_all %h, %w on @tp axes = [0] split = 1 concat = 0 {chunks = 2 : i64} : (tensor<2x64x32xf32>, tensor<2x32x16xf32>) -> tensor<8x16x16xf32>
+  return %y : tensor<8x16x16xf32>
+}
+
+// CHECK-LABEL: func.func @product_returned
+// CHECK: tp.matmul_all_to_all %{{.*}}, %{{.*}} on @tp axes = [0] split = 1 concat = 0 transpose_b return_product : (tensor<8x16xbf16>, tensor<64x16xbf16>) -> (tensor<8x64xbf16>, tensor<32x16xbf16>)
+func.func @product_returned(%x: tensor<8x16xbf16>, %w: tensor<64x16xbf16>) -> (tensor<8x64xbf16>, tensor<32x16xbf16>) {
+  %p, %y = tp.matmul_all_to_all %x, %w on @tp axes = [0] split = 1 concat = 0 transpose_b return_product
+      : (tensor<8x16xbf16>, tensor<64x16xbf16>) -> (tensor<8x64xbf16>, tensor<32x16xbf16>)
+  return %p, %y : tensor<8x64xbf16>, tensor<32x16xbf16>
+}

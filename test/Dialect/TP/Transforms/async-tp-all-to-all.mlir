@@ -68,17 +68,21 @@ func.func @experts_and_k(%x: tensor<4x3x16xf32>, %w: tensor<16x8xf32>, %z: tenso
 
 // -----
 
-// Negative: a transpose between the exchange and the matmul (the heads
-// moved in front), and the exchanged value used as B.
+// A transpose between the exchange and the matmul (the heads moved in
+// front) moves above the exchange, which then cuts and stacks the
+// transposed dims; negative: the exchanged value used as B.
 
 shard.grid @tp(shape = 4)
 
 // CHECK-LABEL: func.func @transpose_between
-// CHECK:       tp.all_to_all %
-// CHECK:       tp.all_to_all %
-// CHECK-NOT:   tp.all_to_all_matmul
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<32x16xf32>, %[[A:.*]]: tensor<8x32xf32>)
+// CHECK-NEXT:  %[[I:.*]] = tensor.empty() : tensor<64x8xf32>
+// CHECK-NEXT:  %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<8x64xf32>) outs(%[[I]] : tensor<64x8xf32>) permutation = [1, 0]
+// CHECK-NEXT:  %[[M:.*]] = tp.all_to_all_matmul %[[T]], [%[[W]]] on @tp axes = [0] split = 0 concat = 1 : (tensor<64x8xf32>, tensor<32x16xf32>) -> tensor<16x16xf32>
+// CHECK-NEXT:  %[[F:.*]] = tp.all_to_all %[[X]]
+// CHECK-NEXT:  %[[N:.*]] = tp.matmul %[[A]], %[[F]]
+// CHECK-NEXT:  return %[[M]], %[[N]]
 func.func @transpose_between(%x: tensor<8x64xf32>, %w: tensor<32x16xf32>, %a: tensor<8x32xf32>) -> (tensor<16x16xf32>, tensor<8x16xf32>) {
-  // expected-remark @below {{all-to-all not fused: a transpose ('linalg.transpose') sits between the all-to-all and the matmul}}
   %e = tp.all_to_all %x on @tp axes = [0] split = 1 concat = 0 : tensor<8x64xf32> -> tensor<32x16xf32>
   %t = tensor.empty() : tensor<16x32xf32>
   %et = linalg.transpose ins(%e : tensor<32x16xf32>) outs(%t : tensor<16x32xf32>) permutation = [1, 0]
@@ -93,22 +97,22 @@ func.func @transpose_between(%x: tensor<8x64xf32>, %w: tensor<32x16xf32>, %a: te
 
 // Experts with their own weights (a per-batch B): each arriving block of
 // tokens lands in one expert's rows and is multiplied by that expert's
-// weight. Negative: the producer side, an all-to-all that sends a matmul's
-// product; and a per-batch B whose rows the blocks do not stack along.
+// weight. An all-to-all that sends a matmul's product fuses on the producer
+// side (async-tp-all-to-all-producer.mlir). Negative: a per-batch B whose
+// rows the blocks do not stack along.
 
 shard.grid @tp(shape = 2)
 
 // CHECK-LABEL: func.func @per_expert_weights_and_producer
 // CHECK-SAME:    (%[[X:.*]]: tensor<4x3x16xf32>, %[[W:.*]]: tensor<2x16x8xf32>,
 // CHECK:       tp.all_to_all_matmul %[[X]], [%[[W]]] on @tp axes = [0] split = 0 concat = 1 : (tensor<4x3x16xf32>, tensor<2x16x8xf32>) -> tensor<2x6x8xf32>
-// CHECK:       tp.all_to_all %
+// CHECK:       tp.matmul_all_to_all %{{.*}}, %{{.*}} on @tp axes = [0] split = 1 concat = 0 : (tensor<6x16xf32>, tensor<16x16xf32>) -> tensor<12x8xf32>
 // CHECK:       tp.all_to_all %
 func.func @per_expert_weights_and_producer(%x: tensor<4x3x16xf32>, %w: tensor<2x16x8xf32>, %h: tensor<6x16xf32>, %v: tensor<16x16xf32>,
     %z: tensor<3x4x16xf32>, %u: tensor<3x16x8xf32>) -> (tensor<2x6x8xf32>, tensor<12x8xf32>, tensor<3x4x8xf32>) {
   %e = tp.all_to_all %x on @tp axes = [0] split = 0 concat = 1 : tensor<4x3x16xf32> -> tensor<2x6x16xf32>
   %y = tp.batch_matmul %e, %w : tensor<2x6x16xf32>, tensor<2x16x8xf32> -> tensor<2x6x8xf32>
   %p = tp.matmul %h, %v : tensor<6x16xf32>, tensor<16x16xf32> -> tensor<6x16xf32>
-  // expected-remark @below {{all-to-all not fused: it sends a matmul's product, and the producer side (each peer's block computed and sent while the next is computed) is not fused yet}}
   %s = tp.all_to_all %p on @tp axes = [0] split = 1 concat = 0 : tensor<6x16xf32> -> tensor<12x8xf32>
   // expected-remark @below {{all-to-all not fused: the batched matmul has a per-batch B, and the exchanged blocks do not stack along its rows}}
   %f = tp.all_to_all %z on @tp axes = [0] split = 2 concat = 2 : tensor<3x4x16xf32> -> tensor<3x4x16xf32>

@@ -427,6 +427,56 @@ def TP_AllToAllMatmulOp : TP_GroupOp<"all_to_all_matmul", [AttrSizedOperandSegme
   let hasVerifier = 1;
 }
 
+def TP_MatmulAllToAllOp : TP_GroupOp<"matmul_all_to_all"> {
+  let summary = "A @ B, each peer's block computed and sent while the next "
+                "is computed";
+  let description = [{
+    Equal in meaning to `p = a @ b` (leading dims of `a` are batch dims; B is
+    [K, N], or [N, K] with `transpose_b`, or one B per batch when it has
+    `a`'s rank) followed by `tp.all_to_all p split = s concat = c`. Results:
+    the product `p` first when `return_product` is set, then the exchanged
+    result.
+
+    This is a matmul-reduce-scatter that places instead of sums: this rank
+    computes the block of `p` that group rank j receives (block j along
+    `split`) and sends it while it computes the next, and the block from
+    group rank i lands at offset i along `concat`, in place. Expert outputs
+    going back to their tokens' ranks and Ulysses attention's sequence ->
+    heads exchange are this form. Each rank sends each peer a different
+    block, so the schedule is `per_peer` or `coalesced`, never `ring`. A
+    per-batch B (expert weights) needs the blocks cut along the rows
+    (`split` = rank - 2), so that each block is made by its own batch's B.
+
+    ```mlir
+    // Expert outputs [E/4, 4C, H], the rows cut by destination rank, sent
+    // back to stack along the experts: [E, C, H].
+    %y = tp.matmul_all_to_all %h, %w2 on @ep axes = [0] split = 1 concat = 0
+        : (tensor<2x64x256xf32>, tensor<2x256x128xf32>) -> tensor<8x16x128xf32>
+    ```
+  }];
+  let arguments = !con((ins TP_FloatTensor:$a, TP_FloatTensor:$b), groupArgs,
+                       (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$split,
+                            ConfinedAttr<I64Attr, [IntNonNegative]>:$concat,
+                            UnitAttr:$transpose_b, UnitAttr:$return_product),
+                       TP_ScheduleArgs);
+  let results = (outs Variadic<TP_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $a `,` $b `on` $grid `axes` `=` $grid_axes `split` `=` $split
+    `concat` `=` $concat (`transpose_b` $transpose_b^)?
+    (`return_product` $return_product^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = groupDecls # [{
+    /// The product before the exchange, when requested.
+    ::mlir::Value getProduct() {
+      return getReturnProduct() ? getResults().front() : ::mlir::Value();
+    }
+    /// This rank's exchanged result.
+    ::mlir::Value getExchanged() { return getResults().back(); }
+  }];
+  let hasVerifier = 1;
+}
+
 def TP_MatmulReduceScatterOp : TP_GroupOp<"matmul_reduce_scatter",
     [AttrSizedOperandSegments]> {
   let summary = "A @ B reduce-scattered along `dim`, chunk by chunk";

@@ -39,9 +39,18 @@ FusionReport fuseAllGather(RewriterBase &rewriter, AllGatherOp op,
                            const AsyncTPOptions &options);
 
 /// Fuses `op` with the matmuls that consume its result as A, as
-/// fuseAllGather does: each block is multiplied as it arrives.
+/// fuseAllGather does: each block is multiplied as it arrives. When none
+/// does and its input is a matmul's product, fuses that matmul instead: each
+/// peer's block is computed and sent while the next is computed.
 FusionReport fuseAllToAll(RewriterBase &rewriter, AllToAllOp op,
                           const AsyncTPOptions &options);
+
+/// Moves a transpose between an all-to-all and a matmul to the all-to-all's
+/// far side (an all-to-all relabels its split and concat dims instead), so
+/// the pair fuses: transpose(all_to_all(x)) feeding a matmul becomes
+/// all_to_all(transpose(x)), and all_to_all(transpose(product)) becomes
+/// transpose(all_to_all(product)). Static shapes only.
+void moveTransposesAcrossAllToAlls(Operation *root, RewriterBase &rewriter);
 
 /// Fuses `op` with the matmul that produces its input.
 FusionReport fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp op,

@@ -611,6 +611,34 @@ void _mlir_ciface_tp_rt_all_gather_contract(
   call.finish(status, results);
 }
 
+/// The body of the multiply-then-scatter entries: A and B (scaled with
+/// `mode`), the result type, the schedule, the operand checks and the run.
+/// `args` already holds the dims, the flags, the reduction or the exchange.
+static void runMatmulScatter(Call &call, const Group &group,
+                             std::optional<Scaling> mode,
+                             MatmulReduceScatterArgs &args, int32_t algorithm,
+                             int64_t chunks, int32_t streams) {
+  std::optional<Operand> a = scaledOperand(call, true, 0, mode);
+  std::optional<Operand> b = scaledOperand(call, false, 0, mode);
+  if (!a || !b)
+    return;
+  args.a = *a;
+  args.b = *b;
+  args.outType = call.resultType(args.returnUnreduced ? 1 : 0);
+  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
+      !known)
+    return call.fail(known.message());
+  args.site = call.site;
+  std::string mismatch =
+      args.exchangeConcat ? abi::checkMatmulAllToAll(args, group.size())
+                          : abi::checkMatmulReduceScatter(args, group.size());
+  if (!mismatch.empty())
+    return call.fail(mismatch);
+  std::vector<Tensor> results;
+  Status status = call.backend().matmulReduceScatter(group, args, results);
+  call.finish(status, results);
+}
+
 void _mlir_ciface_tp_rt_matmul_reduce_scatter(
     TPRtContext *ctx, TPRtUnrankedMemRef *site, TPRtUnrankedMemRef *grid,
     TPRtUnrankedMemRef *axes, int64_t dim, int32_t reduction, int32_t scaling,
@@ -622,32 +650,16 @@ void _mlir_ciface_tp_rt_matmul_reduce_scatter(
   std::optional<Group> group = call.group(grid, axes);
   if (!group)
     return;
-  std::optional<Scaling> mode = toScaling(scaling);
   MatmulReduceScatterArgs args;
-  std::optional<Operand> a = scaledOperand(call, true, 0, mode);
-  std::optional<Operand> b = scaledOperand(call, false, 0, mode);
-  if (!a || !b)
-    return;
-  args.a = *a;
-  args.b = *b;
   args.bias = call.operand(TP_RT_ROLE_BIAS);
   args.addend = call.operand(TP_RT_ROLE_ADDEND);
-  args.outType = call.resultType(returnUnreduced ? 1 : 0);
   args.dim = dim;
   if (Status known = toReduction(reduction, args.reduction); !known)
     return call.fail(known.message());
   args.transposeB = transposeB != 0;
   args.returnUnreduced = returnUnreduced != 0;
-  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
-      !known)
-    return call.fail(known.message());
-  args.site = call.site;
-  std::string mismatch = abi::checkMatmulReduceScatter(args, group->size());
-  if (!mismatch.empty())
-    return call.fail(mismatch);
-  std::vector<Tensor> results;
-  Status status = call.backend().matmulReduceScatter(*group, args, results);
-  call.finish(status, results);
+  runMatmulScatter(call, *group, toScaling(scaling), args, algorithm, chunks,
+                   streams);
 }
 
 void _mlir_ciface_tp_rt_matmul_all_to_all(
@@ -661,27 +673,12 @@ void _mlir_ciface_tp_rt_matmul_all_to_all(
   if (!group)
     return;
   MatmulReduceScatterArgs args;
-  std::optional<Operand> a = scaledOperand(call, true, 0, std::nullopt);
-  std::optional<Operand> b = scaledOperand(call, false, 0, std::nullopt);
-  if (!a || !b)
-    return;
-  args.a = *a;
-  args.b = *b;
-  args.outType = call.resultType(returnProduct ? 1 : 0);
   args.dim = split;
   args.exchangeConcat = concat;
   args.transposeB = transposeB != 0;
   args.returnUnreduced = returnProduct != 0;
-  if (Status known = toSchedule(algorithm, chunks, streams, args.schedule);
-      !known)
-    return call.fail(known.message());
-  args.site = call.site;
-  std::string mismatch = abi::checkMatmulAllToAll(args, group->size());
-  if (!mismatch.empty())
-    return call.fail(mismatch);
-  std::vector<Tensor> results;
-  Status status = call.backend().matmulReduceScatter(*group, args, results);
-  call.finish(status, results);
+  runMatmulScatter(call, *group, std::nullopt, args, algorithm, chunks,
+                   streams);
 }
 
 float _mlir_ciface_tp_rt_extf_f8(int8_t bits, int32_t dtype) {

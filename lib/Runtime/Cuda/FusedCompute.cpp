@@ -358,7 +358,7 @@ Status CudaRank::prepareReduceScatter(const MatmulReduceScatterArgs &args,
   reducedShape[p.dim] = p.extL;
   p.slice = p.split.outer * p.extL * p.split.inner;
   // Exchanging, the result stacks the g blocks received along the concat
-  // dim: outer runs of `concatRun` elements.
+  // dim, where StackedBlocks places them.
   std::vector<int64_t> resultShape = reducedShape;
   if (args.exchangeConcat) {
     p.stacked = StackedBlocks(reducedShape, *args.exchangeConcat, p.g);

@@ -7,6 +7,10 @@
 //   A (.., m, k)  x B (k, n) | (n, k)     -> C (.., m, n)   collapse, matmul,
 //   expand A (b, m, k)   x B (b, k, n) | (b, n, k) -> C (b, m, n)
 //   tp.batch_matmul
+// Einsum-style contractions whose dims fall into groups (batch, rows,
+// columns, contraction) that each operand reads contiguously and in one order,
+// as multi-head projections [D, H, hd] are written, collapse every group to
+// one dim, multiply, and expand the product back.
 // A linalg contraction accumulates into its init; unless the init is zero
 // (linalg.fill of 0 or tensor.empty), an arith.addf adds it after the product.
 //
@@ -74,7 +78,110 @@ classifyTransposedA(ArrayRef<AffineMap> maps, ArrayRef<unsigned> reductions) {
   return std::nullopt;
 }
 
-static FailureOr<Contraction> classify(linalg::LinalgOp op, std::string &why) {
+namespace {
+
+/// A contraction whose loop dims form groups: batch (read by A, B and C),
+/// rows M (A and C), columns N (B and C) and the contraction K (A and B).
+/// Each operand reads its groups contiguously, in the same order within a
+/// group, so collapsing every group gives a (batched) matmul.
+struct GroupedContraction {
+  SmallVector<ReassociationIndices> a, b, c;
+  bool batched, transposeA, transposeB;
+};
+
+} // namespace
+
+/// The positions in `operand` of the dims `group`, or nothing when they are
+/// not `operand[at, at + group.size())` in that order.
+static std::optional<ReassociationIndices>
+takeGroup(ArrayRef<unsigned> operand, ArrayRef<unsigned> group, size_t &at) {
+  if (group.empty() || at + group.size() > operand.size() ||
+      operand.slice(at, group.size()) != group)
+    return std::nullopt;
+  ReassociationIndices positions;
+  for (size_t i = 0; i < group.size(); ++i)
+    positions.push_back(at + i);
+  at += group.size();
+  return positions;
+}
+
+static std::optional<GroupedContraction>
+classifyGrouped(ArrayRef<AffineMap> maps, ArrayRef<unsigned> reductions) {
+  SmallVector<unsigned> a = dimsOf(maps[0]), b = dimsOf(maps[1]),
+                        c = dimsOf(maps[2]);
+  auto in = [](ArrayRef<unsigned> dims, unsigned d) {
+    return llvm::is_contained(dims, d);
+  };
+  // Groups in the order C (or, for K, A) reads them.
+  SmallVector<unsigned> batch, rows, cols, contracted;
+  for (unsigned d : c) {
+    if (in(a, d) && in(b, d))
+      batch.push_back(d);
+    else if (in(a, d))
+      rows.push_back(d);
+    else if (in(b, d))
+      cols.push_back(d);
+    else
+      return std::nullopt;
+  }
+  for (unsigned d : a)
+    if (in(b, d) && !in(c, d))
+      contracted.push_back(d);
+  SmallVector<unsigned> sortedK(contracted), sortedR(reductions);
+  llvm::sort(sortedK);
+  llvm::sort(sortedR);
+  if (rows.empty() || cols.empty() || contracted.empty() ||
+      sortedK != sortedR ||
+      a.size() != batch.size() + rows.size() + contracted.size() ||
+      b.size() != batch.size() + cols.size() + contracted.size())
+    return std::nullopt;
+
+  GroupedContraction form;
+  form.batched = !batch.empty();
+  auto groups = [&](ArrayRef<unsigned> operand,
+                    ArrayRef<ArrayRef<unsigned>> order)
+      -> std::optional<SmallVector<ReassociationIndices>> {
+    SmallVector<ReassociationIndices> result;
+    size_t at = 0;
+    for (ArrayRef<unsigned> group : order) {
+      if (group.empty())
+        continue;
+      std::optional<ReassociationIndices> positions =
+          takeGroup(operand, group, at);
+      if (!positions)
+        return std::nullopt;
+      result.push_back(*positions);
+    }
+    return result;
+  };
+  std::optional<SmallVector<ReassociationIndices>> cGroups =
+      groups(c, {batch, rows, cols});
+  if (!cGroups)
+    return std::nullopt;
+  form.c = *cGroups;
+  form.transposeA = false;
+  if (auto aGroups = groups(a, {batch, rows, contracted})) {
+    form.a = *aGroups;
+  } else if (auto aT = groups(a, {contracted, rows}); aT && batch.empty()) {
+    form.a = *aT;
+    form.transposeA = true;
+  } else {
+    return std::nullopt;
+  }
+  form.transposeB = false;
+  if (auto bGroups = groups(b, {batch, contracted, cols})) {
+    form.b = *bGroups;
+  } else if (auto bT = groups(b, {batch, cols, contracted})) {
+    form.b = *bT;
+    form.transposeB = true;
+  } else {
+    return std::nullopt;
+  }
+  return form;
+}
+
+/// Checks the operand and element types every raised contraction needs.
+static LogicalResult checkOperands(linalg::LinalgOp op, std::string &why) {
   if (!op.hasPureTensorSemantics()) {
     why = "it works on buffers, not tensors";
     return failure();
@@ -93,12 +200,18 @@ static FailureOr<Contraction> classify(linalg::LinalgOp op, std::string &why) {
     why = "its element type is not f16, bf16, f32 or f64";
     return failure();
   }
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (!llvm::all_of(maps,
+  if (!llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isProjectedPermutation(); })) {
     why = "its indexing maps are not projected permutations";
     return failure();
   }
+  return success();
+}
+
+static FailureOr<Contraction> classify(linalg::LinalgOp op, std::string &why) {
+  if (failed(checkOperands(op, why)))
+    return failure();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<unsigned> reductions;
   op.getReductionDims(reductions);
   if (std::optional<Contraction> wgrad = classifyTransposedA(maps, reductions))
@@ -150,12 +263,22 @@ static FailureOr<Contraction> classify(linalg::LinalgOp op, std::string &why) {
   return notMatmul();
 }
 
+/// The grouped form of `op`, for a contraction none of the forms above take.
+static std::optional<GroupedContraction> classifyGrouped(linalg::LinalgOp op) {
+  std::string ignored;
+  if (failed(checkOperands(op, ignored)))
+    return std::nullopt;
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  return classifyGrouped(op.getIndexingMapsArray(), reductions);
+}
+
 std::optional<std::string> import::whyContractionNotRaised(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalg::isaContractionOpInterface(linalgOp))
     return std::nullopt;
   std::string why;
-  if (failed(classify(linalgOp, why)))
+  if (failed(classify(linalgOp, why)) && !classifyGrouped(linalgOp))
     return why;
   return std::nullopt;
 }
@@ -171,6 +294,36 @@ static Value transposeMatrix(OpBuilder &builder, Location loc, Value matrix) {
   return linalg::TransposeOp::create(builder, loc, matrix, init,
                                      ArrayRef<int64_t>{1, 0})
       ->getResult(0);
+}
+
+/// `op` as one (batched) matmul of its operands with every dim group
+/// collapsed, expanded back to `op`'s result shape.
+static Value multiplyGrouped(OpBuilder &builder, linalg::LinalgOp op,
+                             const GroupedContraction &form) {
+  Location loc = op.getLoc();
+  auto collapse = [&](Value value,
+                      ArrayRef<ReassociationIndices> groups) -> Value {
+    if (static_cast<int64_t>(groups.size()) ==
+        cast<RankedTensorType>(value.getType()).getRank())
+      return value;
+    return tensor::CollapseShapeOp::create(builder, loc, value, groups);
+  };
+  Value a = collapse(op.getDpsInputs()[0], form.a);
+  Value b = collapse(op.getDpsInputs()[1], form.b);
+  if (form.transposeA)
+    a = transposeMatrix(builder, loc, a);
+  UnitAttr transposeB = form.transposeB ? builder.getUnitAttr() : UnitAttr();
+  Value product =
+      form.batched
+          ? Value(BatchMatmulOp::create(builder, loc, a, b, transposeB))
+          : Value(MatmulOp::create(builder, loc, a, b, transposeB));
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (static_cast<int64_t>(form.c.size()) == resultType.getRank())
+    return product;
+  Value init = op.getDpsInits()[0];
+  return tensor::ExpandShapeOp::create(
+      builder, loc, resultType, product, form.c,
+      tensor::getMixedSizes(builder, loc, init));
 }
 
 /// Whether a contraction's init holds zeros (or nothing defined).
@@ -195,12 +348,20 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
       return rewriter.notifyMatchFailure(op, "not a contraction");
     std::string why;
     FailureOr<Contraction> form = classify(op, why);
-    if (failed(form))
-      return rewriter.notifyMatchFailure(op, why);
-
     Location loc = op.getLoc();
-    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
     Value init = op.getDpsInits()[0];
+    if (failed(form)) {
+      std::optional<GroupedContraction> grouped = classifyGrouped(op);
+      if (!grouped)
+        return rewriter.notifyMatchFailure(op, why);
+      Value product = multiplyGrouped(rewriter, op, *grouped);
+      if (!isZeroInit(init))
+        product = arith::AddFOp::create(rewriter, loc, product, init);
+      rewriter.replaceOp(op, product);
+      return success();
+    }
+
+    Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1];
     UnitAttr transposeB =
         form->transposeB ? rewriter.getUnitAttr() : UnitAttr();
     Value product;

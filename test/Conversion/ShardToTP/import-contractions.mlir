@@ -206,18 +206,153 @@ func.func @transposed_result(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>, %c: te
 
 // -----
 
-// Negative: two contraction dims.
+// Multi-head projections, written as einsums over grouped dims: each group
+// (rows, columns, contraction, batch) collapses to one dim around one matmul.
+// Q = x . Wq with Wq [D, H, hd]: the columns are (h, d).
 
-#a = affine_map<(m, n, k1, k2) -> (m, k1, k2)>
+#x = affine_map<(s, h, d, k) -> (s, k)>
+#wq = affine_map<(s, h, d, k) -> (k, h, d)>
+#q = affine_map<(s, h, d, k) -> (s, h, d)>
+
+// CHECK-LABEL: func.func @grouped_columns
+// CHECK-SAME:    %[[X:.*]]: tensor<8x16xf32>, %[[W:.*]]: tensor<16x2x4xf32>
+// CHECK:         %[[WM:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2]] : tensor<16x2x4xf32> into tensor<16x8xf32>
+// CHECK:         %[[P:.*]] = tp.matmul %[[X]], %[[WM]] : tensor<8x16xf32>, tensor<16x8xf32> -> tensor<8x8xf32>
+// CHECK:         %[[Q:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1, 2]] output_shape [8, 2, 4] : tensor<8x8xf32> into tensor<8x2x4xf32>
+// CHECK:         return %[[Q]]
+func.func @grouped_columns(%x: tensor<8x16xf32>, %w: tensor<16x2x4xf32>) -> tensor<8x2x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x2x4xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<8x2x4xf32>) -> tensor<8x2x4xf32>
+  %0 = linalg.generic {indexing_maps = [#x, #wq, #q], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<8x16xf32>, tensor<16x2x4xf32>) outs(%c : tensor<8x2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x2x4xf32>
+  return %0 : tensor<8x2x4xf32>
+}
+
+// -----
+
+// The output projection contracts over (h, d), and reads Wo [N, H, hd]
+// transposed; its init is added after the product.
+
+#o = affine_map<(s, n, h, d) -> (s, h, d)>
+#wo = affine_map<(s, n, h, d) -> (n, h, d)>
+#y = affine_map<(s, n, h, d) -> (s, n)>
+
+// CHECK-LABEL: func.func @grouped_contraction_transposed_b
+// CHECK-SAME:    %[[O:.*]]: tensor<8x2x4xf32>, %[[W:.*]]: tensor<16x2x4xf32>, %[[ACC:.*]]: tensor<8x16xf32>
+// CHECK-DAG:     %[[OM:.*]] = tensor.collapse_shape %[[O]] {{\[}}[0], [1, 2]] : tensor<8x2x4xf32> into tensor<8x8xf32>
+// CHECK-DAG:     %[[WM:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2]] : tensor<16x2x4xf32> into tensor<16x8xf32>
+// CHECK:         %[[P:.*]] = tp.matmul %[[OM]], %[[WM]] transpose_b : tensor<8x8xf32>, tensor<16x8xf32> -> tensor<8x16xf32>
+// CHECK:         %[[S:.*]] = arith.addf %[[P]], %[[ACC]] : tensor<8x16xf32>
+// CHECK:         return %[[S]]
+func.func @grouped_contraction_transposed_b(%o: tensor<8x2x4xf32>, %w: tensor<16x2x4xf32>, %acc: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %0 = linalg.generic {indexing_maps = [#o, #wo, #y], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%o, %w : tensor<8x2x4xf32>, tensor<16x2x4xf32>) outs(%acc : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// A weight gradient dWq = x^T . dQ contracts the rows (A is read (k, m)):
+// collapse, transpose A, matmul, expand.
+
+#x = affine_map<(k, h, d, s) -> (s, k)>
+#dq = affine_map<(k, h, d, s) -> (s, h, d)>
+#dw = affine_map<(k, h, d, s) -> (k, h, d)>
+
+// CHECK-LABEL: func.func @grouped_weight_gradient
+// CHECK-SAME:    %[[X:.*]]: tensor<8x16xf32>, %[[DQ:.*]]: tensor<8x2x4xf32>
+// CHECK:         %[[DQM:.*]] = tensor.collapse_shape %[[DQ]] {{\[}}[0], [1, 2]] : tensor<8x2x4xf32> into tensor<8x8xf32>
+// CHECK:         %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<8x16xf32>) outs(%{{.*}} : tensor<16x8xf32>) permutation = [1, 0]
+// CHECK:         %[[P:.*]] = tp.matmul %[[XT]], %[[DQM]] : tensor<16x8xf32>, tensor<8x8xf32> -> tensor<16x8xf32>
+// CHECK:         %[[DW:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1, 2]] output_shape [16, 2, 4] : tensor<16x8xf32> into tensor<16x2x4xf32>
+// CHECK:         return %[[DW]]
+func.func @grouped_weight_gradient(%x: tensor<8x16xf32>, %dq: tensor<8x2x4xf32>) -> tensor<16x2x4xf32> {
+  %e = tensor.empty() : tensor<16x2x4xf32>
+  %0 = linalg.generic {indexing_maps = [#x, #dq, #dw], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %dq : tensor<8x16xf32>, tensor<8x2x4xf32>) outs(%e : tensor<16x2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x2x4xf32>
+  return %0 : tensor<16x2x4xf32>
+}
+
+// -----
+
+// Attention's scores: grouped-query heads (kv head h, group g) batch the
+// product; the rows are (g, s) and the contraction is d.
+
+#q = affine_map<(h, g, s, t, d) -> (h, g, s, d)>
+#k = affine_map<(h, g, s, t, d) -> (h, t, d)>
+#p = affine_map<(h, g, s, t, d) -> (h, g, s, t)>
+
+// CHECK-LABEL: func.func @grouped_batch
+// CHECK-SAME:    %[[Q:.*]]: tensor<2x3x8x4xf32>, %[[K:.*]]: tensor<2x8x4xf32>
+// CHECK:         %[[QM:.*]] = tensor.collapse_shape %[[Q]] {{\[}}[0], [1, 2], [3]] : tensor<2x3x8x4xf32> into tensor<2x24x4xf32>
+// CHECK:         %[[P:.*]] = tp.batch_matmul %[[QM]], %[[K]] transpose_b : tensor<2x24x4xf32>, tensor<2x8x4xf32> -> tensor<2x24x8xf32>
+// CHECK:         %[[S:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1, 2], [3]] output_shape [2, 3, 8, 8] : tensor<2x24x8xf32> into tensor<2x3x8x8xf32>
+// CHECK:         return %[[S]]
+func.func @grouped_batch(%q: tensor<2x3x8x4xf32>, %k: tensor<2x8x4xf32>) -> tensor<2x3x8x8xf32> {
+  %e = tensor.empty() : tensor<2x3x8x8xf32>
+  %0 = linalg.generic {indexing_maps = [#q, #k, #p], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x3x8x4xf32>, tensor<2x8x4xf32>) outs(%e : tensor<2x3x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x8x8xf32>
+  return %0 : tensor<2x3x8x8xf32>
+}
+
+// -----
+
+// Negative: the contraction dims are not contiguous in A, so no collapse
+// gives a matmul; the remark keeps the first form's reason.
+
+#a = affine_map<(m, n, k1, k2) -> (k1, m, k2)>
 #b = affine_map<(m, n, k1, k2) -> (k1, k2, n)>
 #c = affine_map<(m, n, k1, k2) -> (m, n)>
 
-// CHECK-LABEL: func.func @two_reductions
+// CHECK-LABEL: func.func @two_reductions_apart
 // CHECK:       linalg.generic
-func.func @two_reductions(%a: tensor<8x4x4xf32>, %b: tensor<4x4x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+func.func @two_reductions_apart(%a: tensor<4x8x4xf32>, %b: tensor<4x4x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
   // expected-remark @+1 {{'linalg.generic' not raised: it contracts over 2 dims, not one}}
   %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
-      ins(%a, %b : tensor<8x4x4xf32>, tensor<4x4x32xf32>) outs(%c : tensor<8x32xf32>) {
+      ins(%a, %b : tensor<4x8x4xf32>, tensor<4x4x32xf32>) outs(%c : tensor<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// Negative: B reads its contraction dims in another order than A.
+
+#a = affine_map<(m, n, k1, k2) -> (m, k1, k2)>
+#b = affine_map<(m, n, k1, k2) -> (k2, k1, n)>
+#c = affine_map<(m, n, k1, k2) -> (m, n)>
+
+// CHECK-LABEL: func.func @reductions_reordered
+// CHECK:       linalg.generic
+func.func @reductions_reordered(%a: tensor<8x4x2xf32>, %b: tensor<2x4x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  // expected-remark @+1 {{'linalg.generic' not raised: it contracts over 2 dims, not one}}
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a, %b : tensor<8x4x2xf32>, tensor<2x4x32xf32>) outs(%c : tensor<8x32xf32>) {
   ^bb0(%x: f32, %y: f32, %o: f32):
     %m = arith.mulf %x, %y : f32
     %s = arith.addf %o, %m : f32

@@ -6,7 +6,7 @@
    a row softmax; all f32, --size x --size). tp-run's time is the
    "compiled code" slices of its trace (one rank); numpy's the best of
    --repeat calls.
-2. JIT compile time of the bundled example (lowering plus LLVM at -O3), from
+2. JIT compile time of the bundled example (lowering plus LLVM at -O2), from
    the trace's "compile" slice.
 3. The trace of examples/seqpar_mlp.mlir, fused, on 4 ranks: rank 0's
    slices in order, so the glue between the fused ops is visible.

@@ -69,7 +69,9 @@ releaseResults(std::vector<TPRtUnrankedMemRef> &results,
     if (allocated && allocated != reinterpret_cast<void *>(0xdeadbeef) &&
         !llvm::is_contained(freed, allocated)) {
       freed.push_back(allocated);
-      release(allocated);
+      // Through the allocator compiled code used, which counts its buffers.
+      if (!kept || !kept(allocated))
+        _mlir_memref_to_llvm_free(allocated);
     }
     release(desc);
     result.descriptor = nullptr;
@@ -207,7 +209,10 @@ static rt::Status runSteps(const CompiledProgram &program,
   for (int step = 0; step < std::max(1, options.steps); ++step) {
     rt::Backend::HostTransfers before = backend.hostTransfers();
     auto start = std::chrono::steady_clock::now();
+    rt::abi::resetBufferPeak();
     TP_RETURN_IF_ERROR(program.run(backend, world, rank, values));
+    values.steps.peakBufferBytes =
+        std::max(values.steps.peakBufferBytes, rt::abi::bufferPeakBytes());
     values.steps.millis.push_back(
         std::chrono::duration<double, std::milli>(
             std::chrono::steady_clock::now() - start)

@@ -20,6 +20,7 @@
 // STEPS-NEXT: rank 1 result 0: tensor<8x16xf32>
 // STEPS-NEXT: steps: 3; step time (slowest rank): first {{[0-9]+\.[0-9]+}} ms, best {{[0-9]+\.[0-9]+}} ms, median {{[0-9]+\.[0-9]+}} ms
 // STEPS-NEXT: host-device copies in the last step (all ranks): 0 B to the device, 0 B back
+// STEPS-NEXT: compiled code's buffers at their peak (activations and temporaries, without inputs): {{[0-9]+\.[0-9]+}} MiB ({{[0-9]+}} bytes) on rank {{[01]}}, the largest
 // STEPS-NEXT: resident memory (largest rank process): {{[0-9]+\.[0-9]}} MiB after step 3, {{[0-9]+\.[0-9]}} MiB after step 3 (+0.0 MiB); open files: [[FDS:[0-9]+]], then [[FDS]]
 // STEPS-NEXT: compare: every result on every rank matches
 

@@ -164,6 +164,7 @@ TEST(Wire, StepTimesAndHostCopiesTravelWithTheResults) {
   steps.millis = {12.5, 3.25, 3.0};
   steps.hostToDevice = 1 << 20;
   steps.deviceToHost = 4096;
+  steps.peakBufferBytes = int64_t(3) << 30;
   steps.resources = {{100, 5 << 20, 12}, {2000, int64_t(6) << 30, 13}};
   Tensor t(DType::F32, {2});
   Status outcome;
@@ -177,6 +178,7 @@ TEST(Wire, StepTimesAndHostCopiesTravelWithTheResults) {
   EXPECT_EQ(back.millis, steps.millis);
   EXPECT_EQ(back.hostToDevice, steps.hostToDevice);
   EXPECT_EQ(back.deviceToHost, steps.deviceToHost);
+  EXPECT_EQ(back.peakBufferBytes, steps.peakBufferBytes);
   ASSERT_EQ(back.resources.size(), 2u);
   EXPECT_EQ(back.resources[1].step, 2000);
   EXPECT_EQ(back.resources[1].residentBytes, int64_t(6) << 30);
@@ -186,7 +188,7 @@ TEST(Wire, StepTimesAndHostCopiesTravelWithTheResults) {
   std::string bytes = encodeOutcome(Status::ok(), {}, {});
   uint32_t huge = 0xffffffffu;
   std::string hugeBytes(reinterpret_cast<const char *>(&huge), sizeof(huge));
-  size_t countAt = bytes.size() - 2 * sizeof(uint32_t) - 2 * sizeof(int64_t);
+  size_t countAt = bytes.size() - 2 * sizeof(uint32_t) - 3 * sizeof(int64_t);
   std::string hugeSteps = bytes;
   hugeSteps.replace(countAt, sizeof(huge), hugeBytes);
   EXPECT_FALSE(decodeOutcome(hugeSteps, outcome, decoded, &back).isOk());

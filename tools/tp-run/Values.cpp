@@ -355,6 +355,16 @@ void run::printSteps(const std::vector<mlir::tp::RankValues> &perRank) {
                << "\n"
                << "host-device copies in the last step (all ranks): "
                << toDevice << " B to the device, " << toHost << " B back\n";
+  size_t largest = 0;
+  for (size_t r = 0; r < perRank.size(); ++r)
+    if (perRank[r].steps.peakBufferBytes >
+        perRank[largest].steps.peakBufferBytes)
+      largest = r;
+  llvm::outs() << llvm::format(
+      "compiled code's buffers at their peak (activations and temporaries, "
+      "without inputs): %.2f MiB (%lld bytes) on rank %zu, the largest\n",
+      perRank[largest].steps.peakBufferBytes / 1048576.0,
+      static_cast<long long>(perRank[largest].steps.peakBufferBytes), largest);
   printResourceGrowth(perRank);
 }
 

@@ -60,6 +60,14 @@ std::vector<int64_t> integersOf(const TPRtUnrankedMemRef *buffer);
 /// compiled code (ABI/Alloc.cpp).
 void setCurrentRank(int rank);
 
+/// The bytes of compiled code's memref allocations (malloc's usable sizes)
+/// live on the calling thread at once, at most, since the last
+/// resetBufferPeak on it: a rank's activations and temporaries, without its
+/// inputs, the runtime's tensors and staging, and the code itself. A rank's
+/// compiled code allocates and frees on that rank's thread.
+int64_t bufferPeakBytes();
+void resetBufferPeak();
+
 /// Makes a failed operator new (a runtime tensor or buffer) print which rank
 /// ran out of memory and exit with status 1, instead of LLVM's crash report.
 /// For drivers (tp-run); call after llvm::InitLLVM, which installs its own.

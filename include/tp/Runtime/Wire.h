@@ -34,6 +34,9 @@ struct StepReport {
   };
   std::vector<double> millis;
   int64_t hostToDevice = 0, deviceToHost = 0;
+  /// The most bytes of compiled-code buffers live at once in any step
+  /// (abi::bufferPeakBytes).
+  int64_t peakBufferBytes = 0;
   std::vector<Resources> resources;
 };
 

@@ -13,6 +13,7 @@
 #include "tp/Runtime/MemRefs.h"
 #include "tp/Runtime/Tensor.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -26,7 +27,27 @@ namespace {
 thread_local int currentRank = -1;
 /// Where a CUDA graph capture sends this thread's allocations (null: none).
 thread_local const tp::rt::abi::AllocationHooks *currentHooks = nullptr;
+/// Bytes of this thread's compiled-code buffers live now, and at most.
+thread_local int64_t liveBytes = 0, peakBytes = 0;
+
+int64_t usableSize(void *memory) {
+#ifdef __GLIBC__
+  return static_cast<int64_t>(malloc_usable_size(memory));
+#else
+  (void)memory;
+  return 0;
+#endif
+}
+
+void allocated(void *memory) {
+  liveBytes += usableSize(memory);
+  peakBytes = std::max(peakBytes, liveBytes);
+}
 } // namespace
+
+int64_t tp::rt::abi::bufferPeakBytes() { return peakBytes; }
+
+void tp::rt::abi::resetBufferPeak() { peakBytes = liveBytes; }
 
 void tp::rt::abi::setAllocationHooks(const AllocationHooks *hooks) {
   currentHooks = hooks;
@@ -95,6 +116,7 @@ _mlir_memref_to_llvm_alloc(size_t size) {
   void *memory = std::malloc(size ? size : 1);
   if (!memory)
     outOfMemory(size);
+  allocated(memory);
   return memory;
 }
 
@@ -111,11 +133,14 @@ _mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   }
   if (posix_memalign(&memory, alignment, size ? size : 1) != 0)
     outOfMemory(size);
+  allocated(memory);
   return memory;
 }
 
 extern "C" __attribute__((weak)) void _mlir_memref_to_llvm_free(void *ptr) {
   if (currentHooks && currentHooks->release(currentHooks->state, ptr))
     return;
+  if (ptr)
+    liveBytes -= usableSize(ptr);
   std::free(ptr);
 }

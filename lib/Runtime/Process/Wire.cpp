@@ -71,6 +71,7 @@ std::string tp::rt::encodeOutcome(const Status &status,
     w.put<double>(ms);
   w.put<int64_t>(steps.hostToDevice);
   w.put<int64_t>(steps.deviceToHost);
+  w.put<int64_t>(steps.peakBufferBytes);
   w.put<uint32_t>(steps.resources.size());
   for (const StepReport::Resources &sample : steps.resources) {
     w.put<int32_t>(sample.step);
@@ -152,6 +153,8 @@ Status tp::rt::decodeOutcome(const std::string &bytes, Status &outcome,
       return malformed("step times cut short");
   if (!r.get(report.hostToDevice) || !r.get(report.deviceToHost))
     return malformed("no host transfers");
+  if (!r.get(report.peakBufferBytes))
+    return malformed("no buffer peak");
   uint32_t sampleCount;
   constexpr size_t kSampleBytes = 2 * sizeof(int32_t) + sizeof(int64_t);
   if (!r.get(sampleCount) || sampleCount > bytes.size() / kSampleBytes)

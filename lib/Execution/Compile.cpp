@@ -284,6 +284,7 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
   } else {
     LowerToLLVMOptions pipeline;
     pipeline.runtimeChecks = options.runtimeChecks;
+    pipeline.maxFunctionOps = options.maxFunctionOps;
     TP_RETURN_IF_ERROR(runPasses(
         *module,
         [&](OpPassManager &pm) { buildBufferizePipeline(pm, pipeline); },

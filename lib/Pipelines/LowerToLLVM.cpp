@@ -165,6 +165,12 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
   pm.addPass(tp::createTPLowerTosa());
   // tp ops: layers lowered, rank context threaded through.
   pm.addPass(createTPLowerLinear());
+  // Long functions in bounded pieces, before anything else grows them: the
+  // time of every pass after this one, LLVM's included, then grows linearly
+  // with the program.
+  tp::TPSplitLongFunctionsOptions split;
+  split.maxOps = options.maxFunctionOps;
+  pm.addPass(tp::createTPSplitLongFunctions(split));
   pm.addPass(createTPToRuntime());
   // Glue on tensors: element-wise ops as linalg (whose runtime checks
   // compare operand shapes; arith and math ops on tensors have none), ...
@@ -259,6 +265,7 @@ void tp::registerLowerToLLVMPipeline() {
       buildBufferizePipeline);
   // Also on its own, to lower TOSA before tp-async-tp-pipeline.
   tp::registerTPLowerTosa();
+  tp::registerTPSplitLongFunctions();
 }
 
 void tp::registerLoweringDialects(DialectRegistry &registry) {

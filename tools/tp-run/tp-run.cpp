@@ -136,6 +136,12 @@ static cl::opt<bool> noRuntimeChecks(
              "slices, bad casts and dynamic shapes that do not fit are then "
              "not reported)"),
     cl::init(false));
+static cl::opt<int64_t> maxFunctionOps(
+    cl::cat(runOptions), "max-function-ops",
+    cl::desc("Compile a function longer than this many top-level ops as "
+             "functions of at most that many, which keeps compile time "
+             "linear in the program's length (0: as written)"),
+    cl::init(256));
 static cl::opt<double> tolerance(
     cl::cat(runOptions), "tolerance",
     cl::desc("Largest |a - b| / max|b| accepted per result (default: by "
@@ -252,6 +258,9 @@ static bool checkOptions() {
   if (dimSize < 0)
     return refuse("--dim-size must not be negative, got " +
                   llvm::Twine(dimSize.getValue()));
+  if (maxFunctionOps < 0)
+    return refuse("--max-function-ops must not be negative, got " +
+                  llvm::Twine(maxFunctionOps.getValue()));
   if (tolerance.getNumOccurrences() &&
       !(std::isfinite(tolerance) && tolerance >= 0))
     return refuse("--tolerance must be a finite number >= 0, got " +
@@ -537,6 +546,7 @@ static int runTool(int argc, char **argv,
   options.timeout = std::chrono::milliseconds(timeoutMs);
   options.trace = trace.get();
   options.runtimeChecks = !noRuntimeChecks;
+  options.maxFunctionOps = maxFunctionOps;
   options.reportCrashes = true;
   options.steps = steps;
   if (glueTarget == "gpu")

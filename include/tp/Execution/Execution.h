@@ -62,6 +62,9 @@ struct ExecutionOptions {
   rt::TraceRecorder *trace = nullptr;
   /// Upstream's runtime verification in the compiled code.
   bool runtimeChecks = true;
+  /// Longer functions are compiled as functions of at most this many
+  /// top-level ops (tp-split-long-functions; 0: as written).
+  int64_t maxFunctionOps = 256;
   /// A rank that dies from a signal (a failed runtime check's abort, an
   /// integer division by zero) prints its rank and entry and ends the
   /// process with status 1. For tools; embedders keep their own handlers.

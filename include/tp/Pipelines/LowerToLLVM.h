@@ -30,6 +30,12 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
                      "checks of integer divisions, reported with the op and "
                      "its location"),
       llvm::cl::init(true)};
+  Option<int64_t> maxFunctionOps{
+      *this, "max-function-ops",
+      llvm::cl::desc("Outline runs of a longer function's top-level ops into "
+                     "functions of at most this many ops "
+                     "(tp-split-long-functions; 0: never)"),
+      llvm::cl::init(256)};
 };
 
 /// Appends the lowering to `pm` (a module pass manager): the two halves

@@ -68,4 +68,26 @@ def TPCheckNVVMTarget : Pass<"tp-check-nvvm-target", "::mlir::ModuleOp"> {
   ];
 }
 
+def TPSplitLongFunctions : Pass<"tp-split-long-functions", "::mlir::ModuleOp"> {
+  let summary = "Outline runs of a long function's ops into functions of "
+                "bounded length, so that compile time grows linearly";
+  let description = [{
+    LLVM's optimizer and code generator take more time per instruction in a
+    longer function, so a model written out layer by layer compiled in time
+    that grew faster than its depth. This pass cuts the top-level ops of
+    each function with one block into runs of at most `max-ops` ops; each
+    run becomes a private `no_inline` function, called where the run was,
+    taking the values it reads from before the run and returning those read
+    after it. Constants, static `tensor.empty` ops and views (reshapes,
+    slices, casts) belong to no run: each run that reads one makes it again,
+    so no view crosses a call (bufferization would copy a returned view). Program order, and with it the order of
+    collectives, is unchanged. Functions with several blocks are left alone.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", /*default=*/"256",
+           "Most top-level ops of one function (0: split nothing)">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 #endif // TP_PIPELINES_PASSES_TD

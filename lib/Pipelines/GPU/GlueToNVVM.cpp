@@ -176,6 +176,9 @@ void tp::buildGlueBufferizePipeline(OpPassManager &pm,
   // Runtime verification asserts on the host; kernels have no way to report.
   LowerToLLVMOptions bufferize;
   bufferize.runtimeChecks = false;
+  // Shared buffers copy a public function's inputs in and results out; the
+  // glue stays in the functions the program wrote.
+  bufferize.maxFunctionOps = 0;
   buildBufferizePipeline(pm, bufferize);
   // Kernels, the runtime and the host code share every buffer.
   pm.addNestedPass<func::FuncOp>(tp::createTPGpuSharedBuffers());

@@ -141,7 +141,7 @@ def main():
                  else ["--transport", args.transport, "--timeout-ms", "600000"])
     output = run([args.tp_run, partitioned, "--ranks", str(args.ranks),
                   "--input-dir", folder, "--dump-dir", dumps, "--pipeline", PIPELINE,
-                  "--compare-pipeline", ""] + transport + COMPARE[args.dtype])
+                  "--compare-pipeline", "", "--steps", "1"] + transport + COMPARE[args.dtype])
     verdict = re.search(r"max normalized error (\S+)\)", output)
     if not verdict:
         sys.exit("FAILED: tp-run printed no comparison\n" + output)
@@ -149,7 +149,11 @@ def main():
         dumps, step, step.evaluate({k: v.astype(np.float64) for k, v in values.items()}),
         args.ranks)
     ok = worst <= TOLERANCE[args.dtype]
+    peak = re.search(r"buffers at their peak .*?: ([0-9.]+ MiB) .*? on rank (\d+)", output)
     print(f"fused vs unfused: max normalized error {verdict.group(1)}")
+    if peak:
+        print(f"peak of compiled-code buffers (activations and temporaries) per rank: "
+              f"{peak.group(1)} (rank {peak.group(2)}, the largest)")
     print(f"vs numpy (unsharded, float64): loss {loss:.6f} vs {numpy_loss:.6f}; "
           f"worst result {worst:.1e} (tolerance {TOLERANCE[args.dtype]:.0e})")
     print("ok" if ok else "FAILED")

@@ -184,6 +184,10 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
   // buffers.
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
+  // Row sums and maxima (norms, softmax) vectorize only when they may be
+  // summed in another order.
+  if (options.reassociateReductions)
+    pm.addPass(tp::createTPReassociateReductions());
 
   // Buffers: tp ops become runtime calls here; identity layouts at function
   // boundaries give embedders plain row-major descriptors.
@@ -266,6 +270,7 @@ void tp::registerLowerToLLVMPipeline() {
   // Also on its own, to lower TOSA before tp-async-tp-pipeline.
   tp::registerTPLowerTosa();
   tp::registerTPSplitLongFunctions();
+  tp::registerTPReassociateReductions();
 }
 
 void tp::registerLoweringDialects(DialectRegistry &registry) {

@@ -30,6 +30,12 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
                      "checks of integer divisions, reported with the op and "
                      "its location"),
       llvm::cl::init(true)};
+  Option<bool> reassociateReductions{
+      *this, "reassociate-reductions",
+      llvm::cl::desc("Let floating-point reductions of the glue be summed "
+                     "in vector lanes (tp-reassociate-reductions), in another "
+                     "order than the sequential one"),
+      llvm::cl::init(true)};
   Option<int64_t> maxFunctionOps{
       *this, "max-function-ops",
       llvm::cl::desc("Outline runs of a longer function's top-level ops into "

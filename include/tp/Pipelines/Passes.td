@@ -90,4 +90,22 @@ def TPSplitLongFunctions : Pass<"tp-split-long-functions", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def TPReassociateReductions
+    : Pass<"tp-reassociate-reductions", "::mlir::ModuleOp"> {
+  let summary = "Let LLVM vectorize floating-point reductions";
+  let description = [{
+    A `linalg` op with reduction loops combines each element into its
+    accumulator with one floating-point op (`arith.addf`, `arith.mulf`,
+    `arith.maximumf`, `arith.minimumf`, `arith.maxnumf`, `arith.minnumf`).
+    In strict order LLVM cannot vectorize that loop, so every row sum of a
+    norm or a softmax ran one element at a time. This pass marks the
+    combining op `reassoc`, which lets the loop vectorizer keep partial
+    accumulators in vector lanes: a reduction is then summed in another
+    order, as numpy's pairwise sums and every BLAS are, and may differ from
+    the sequential sum in the last bits. Other ops of the body are left as
+    they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TP_PIPELINES_PASSES_TD

@@ -10,10 +10,12 @@ against depth.
 
 The time is tp-run's "compile" trace slice: lowering plus LLVM. The memory
 is the largest rank's peak of compiled-code buffers in a step (tp-run
---steps): the activations the backward keeps, and the temporaries.
+--steps): the activations the backward keeps, and the temporaries. With
+--before B, every row is also measured with B's tp-run (another build, e.g.
+of an older commit), alternately, so that both columns see the same machine.
 
     /usr/bin/python3 scripts/bench/compile_depth.py [--build build]
-        [--chain 10 40 160] [--layers 1 2 4 8]
+        [--before OTHER_BUILD] [--chain 10 40 160] [--layers 1 2 4 8]
 """
 import argparse
 import json
@@ -28,7 +30,8 @@ sys.path.insert(0, os.path.join(ROOT, "examples", "llama"))
 
 
 def measure(tp_run, path, ranks, pipeline, tmp):
-    """(compile ms, the largest rank's peak of compiled-code buffers in MiB)."""
+    """(compile ms, the largest rank's peak of compiled-code buffers in MiB,
+    or None when that tp-run does not report it)."""
     trace = os.path.join(tmp, "trace.json")
     output = subprocess.run([tp_run, path, "--ranks", str(ranks), "--pipeline", pipeline,
                              "--trace", trace, "--steps", "2"], check=True,
@@ -38,34 +41,41 @@ def measure(tp_run, path, ranks, pipeline, tmp):
     events = events["traceEvents"] if isinstance(events, dict) else events
     peak = re.search(r"buffers at their peak .*?: ([0-9.]+) MiB", output)
     return (sum(e["dur"] for e in events if e.get("cat") == "compile") / 1e3,
-            float(peak.group(1)))
+            float(peak.group(1)) if peak else None)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--before", help="another build to measure alongside")
     parser.add_argument("--chain", type=int, nargs="+", default=[10, 40, 160])
     parser.add_argument("--layers", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--mlir-opt", default="mlir-opt-22")
     args = parser.parse_args()
-    tp_run = os.path.join(args.build, "bin", "tp-run")
+    builds = ([args.before] if args.before else []) + [args.build]
+    runs = [os.path.join(b, "bin", "tp-run") for b in builds]
+    names = (["before", "after"] if args.before else ["this build"])
     gen = os.path.join(ROOT, "scripts", "bench", "gen_mlp_chain.py")
 
+    def ms(values):
+        return "  ".join(f"{v[0]:>10.0f}" for v in values)
+
     with tempfile.TemporaryDirectory() as tmp:
-        print("MLP blocks (4 ranks)   unrolled ms   looped ms")
+        header = "  ".join(f"{n:>10}" for n in names)
+        print(f"MLP blocks (4 ranks): compile ms\n{'blocks':>8}  {'form':<9}  {header}")
         for n in args.chain:
-            row = []
             for looped in (False, True):
                 path = os.path.join(tmp, "chain.mlir")
                 with open(path, "w") as f:
                     subprocess.run([sys.executable, gen, str(n), "--ranks", "4"]
                                    + (["--looped"] if looped else []), stdout=f, check=True)
-                row.append(measure(tp_run, path, 4, "tp-async-tp-pipeline", tmp)[0])
-            print(f"{n:>21}   {row[0]:>11.0f}   {row[1]:>9.0f}")
+                row = [measure(r, path, 4, "tp-async-tp-pipeline", tmp) for r in runs]
+                print(f"{n:>8}  {'looped' if looped else 'unrolled':<9}  {ms(row)}")
 
         from llama import Config, build_step
-        print("\nLlama step (8 ranks, unrolled)   compile ms   ms per layer   peak MiB   "
-              "MiB per layer")
+        print(f"\nLlama step (8 ranks, unrolled): compile ms, then the largest rank's peak "
+              f"of compiled-code buffers\n{'layers':>8}  {header}  {'peak MiB':>9}  "
+              f"{'MiB/layer':>9}")
         for layers in args.layers:
             step = build_step(Config(layers=layers), "f32", 8)
             source, partitioned = (os.path.join(tmp, "step.mlir"),
@@ -75,10 +85,10 @@ def main():
             subprocess.run([args.mlir_opt, source, "--pass-pipeline=builtin.module(func.func("
                             "sharding-propagation,sharding-propagation,shard-partition,"
                             "canonicalize,cse))", "-o", partitioned], check=True)
-            ms, mib = measure(tp_run, partitioned, 8, "tp-async-tp-pipeline{sequence-parallel}",
-                              tmp)
-            print(f"{layers:>23} layers   {ms:>10.0f}   {ms / layers:>12.0f}   {mib:>8.2f}   "
-                  f"{mib / layers:>13.2f}")
+            row = [measure(r, partitioned, 8, "tp-async-tp-pipeline{sequence-parallel}", tmp)
+                   for r in runs]
+            mib = row[-1][1]
+            print(f"{layers:>8}  {ms(row)}  {mib:>9.2f}  {mib / layers:>9.2f}")
 
 
 if __name__ == "__main__":

@@ -319,7 +319,10 @@ static Value multiplyGrouped(OpBuilder &builder, linalg::LinalgOp op,
           : Value(MatmulOp::create(builder, loc, a, b, transposeB));
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   if (static_cast<int64_t>(form.c.size()) == resultType.getRank())
-    return product;
+    return product.getType() == resultType
+               ? product
+               : tensor::CastOp::create(builder, loc, resultType, product)
+                     .getResult();
   Value init = op.getDpsInits()[0];
   return tensor::ExpandShapeOp::create(
       builder, loc, resultType, product, form.c,

@@ -318,6 +318,34 @@ func.func @grouped_batch(%q: tensor<2x3x8x4xf32>, %k: tensor<2x8x4xf32>) -> tens
 
 // -----
 
+// A grouped contraction with a dynamic row dim into a static result: the
+// product is cast to the result's type.
+
+#a = affine_map<(m, n, k1, k2) -> (m, k1, k2)>
+#b = affine_map<(m, n, k1, k2) -> (k1, k2, n)>
+#c = affine_map<(m, n, k1, k2) -> (m, n)>
+
+// CHECK-LABEL: func.func @grouped_dynamic_rows
+// CHECK-SAME:    %[[A:.*]]: tensor<?x4x4xf32>, %[[B:.*]]: tensor<4x4x32xf32>, %[[C:.*]]: tensor<8x32xf32>
+// CHECK-DAG:     %[[AM:.*]] = tensor.collapse_shape %[[A]] {{\[}}[0], [1, 2]] : tensor<?x4x4xf32> into tensor<?x16xf32>
+// CHECK-DAG:     %[[BM:.*]] = tensor.collapse_shape %[[B]] {{\[}}[0, 1], [2]] : tensor<4x4x32xf32> into tensor<16x32xf32>
+// CHECK:         %[[P:.*]] = tp.matmul %[[AM]], %[[BM]] : tensor<?x16xf32>, tensor<16x32xf32> -> tensor<?x32xf32>
+// CHECK:         %[[CAST:.*]] = tensor.cast %[[P]] : tensor<?x32xf32> to tensor<8x32xf32>
+// CHECK:         %[[S:.*]] = arith.addf %[[CAST]], %[[C]] : tensor<8x32xf32>
+// CHECK:         return %[[S]]
+func.func @grouped_dynamic_rows(%a: tensor<?x4x4xf32>, %b: tensor<4x4x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %0 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a, %b : tensor<?x4x4xf32>, tensor<4x4x32xf32>) outs(%c : tensor<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
 // Negative: the contraction dims are not contiguous in A, so no collapse
 // gives a matmul; the remark keeps the first form's reason.
 

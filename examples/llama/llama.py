@@ -145,7 +145,7 @@ def build_step(cfg, dtype, ranks):
         dnorm, g["n1"] = rms_norm_backward(p, dxn1, f["x"], w["n1"], f["r1"], D)
         dx = add(p, dx1, dnorm)
         grads.append(g)
-    for l, g in enumerate(reversed(grads)):
+    for g in reversed(grads):
         for name, _, split in cfg.weights:
             p.result(g[name], split)
     p.result(dx)

@@ -109,6 +109,12 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     cfg = config_of(args)
+    for what, size in (("--kv-heads", cfg.kv_heads), ("--ffn", cfg.ffn), ("--seq", cfg.seq)):
+        if args.ranks < 1 or size % args.ranks:
+            sys.exit(f"run.py: {what} {size} must be a multiple of --ranks {args.ranks}: "
+                     "Megatron splits heads and the FFN, sequence parallelism the tokens")
+    if cfg.head_dim % 2:
+        sys.exit(f"run.py: --head-dim {cfg.head_dim} must be even (rotary halves)")
 
     work = args.work or tempfile.mkdtemp(prefix="llama-")
     os.makedirs(work, exist_ok=True)

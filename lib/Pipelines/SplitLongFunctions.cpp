@@ -153,7 +153,13 @@ struct SplitLongFunctionsPass
   using TPSplitLongFunctionsBase::TPSplitLongFunctionsBase;
 
   void runOnOperation() override {
-    if (maxOps <= 0)
+    if (maxOps < 0) {
+      getOperation().emitError()
+          << "tp-split-long-functions: max-ops must not be negative, got "
+          << static_cast<int64_t>(maxOps);
+      return signalPassFailure();
+    }
+    if (maxOps == 0)
       return;
     ModuleOp module = getOperation();
     SymbolTable symbols(module);

@@ -1,5 +1,10 @@
 // RUN: tp-opt %s --split-input-file --tp-split-long-functions=max-ops=3 | FileCheck %s
 // RUN: tp-opt %s --split-input-file --tp-split-long-functions=max-ops=0 | FileCheck %s --check-prefix=OFF
+// RUN: not tp-opt %s --tp-split-long-functions=max-ops=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not tp-opt %s --tp-lower-to-llvm=max-function-ops=-2 2>&1 | FileCheck %s --check-prefix=PIPELINE
+
+// NEGATIVE: error: tp-split-long-functions: max-ops must not be negative, got -1
+// PIPELINE: error: tp-split-long-functions: max-ops must not be negative, got -2
 
 // Seven ops in runs of three: each run is a private no_inline function,
 // called in program order (the collectives' order is kept). Constants and

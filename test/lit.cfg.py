@@ -71,14 +71,15 @@ if config.tp_have_mpi and mpirun:
     config.available_features.add("mpi")
     for name in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]:
         config.environment[name] = "1"
-    # ob1, as tp-run's own launch picks it: Open MPI's default probes the
-    # interconnect layers first, which doubles every job's start-up. Session
-    # folders under the test's own folder, as tp-run's own launch keeps them
-    # apart: Open MPI 4.1's shared one in TMPDIR is made and removed by every
-    # job, and two tests' jobs starting together race on it.
+    # Watched as tp-run watches its own mpirun (tp-watch-mpirun): Open MPI
+    # 4.1's mpirun can hang in its finalize after an abort, with every rank
+    # ended, and that also keeps each job's session folders apart (two jobs
+    # starting together race on Open MPI's shared one). ob1, as tp-run's own
+    # launch picks it: Open MPI's default probes the interconnect layers
+    # first, which doubles every job's start-up.
     config.substitutions.append(
-        ("%mpirun", mpirun + " --oversubscribe --mca pml ob1"
-         " --mca orte_tmpdir_base %t.ompi -n"))
+        ("%mpirun", os.path.join(config.tp_tools_dir, "tp-watch-mpirun") +
+         " " + mpirun + " --oversubscribe --mca pml ob1 -n"))
 
 # A Python with numpy (Debian's python3-numpy, which scripts/install-deps.sh
 # installs), for the tests that check compiled code against numpy.

@@ -16,6 +16,7 @@
 #include <csignal>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -209,6 +210,31 @@ TEST(MpirunOutput, AnUnfinishedBannerOrLineIsPassedOnAtTheEnd) {
   EXPECT_EQ(out, "");
   out = filter.finish();
   EXPECT_NE(out.find("half a banner\nand\n"), std::string::npos);
+}
+
+/// Open MPI 4.1's mpirun can hang in its finalize after every rank ended.
+/// A stand-in does that: it forks two "ranks" (one exits 0, one 3) and
+/// then sleeps without reaping them. runMpirun stops it after the grace and
+/// takes the job's outcome from its ranks.
+TEST(MpirunJob, AnMpirunThatOutlivesItsRanksIsStoppedWithTheirOutcome) {
+  char folder[] = "/tmp/tp-stuck-mpirun.XXXXXX";
+  ASSERT_NE(::mkdtemp(folder), nullptr);
+  std::string script = std::string(folder) + "/mpirun";
+  {
+    std::ofstream file(script);
+    file << "#!/bin/sh\n(sleep 1; exit 0) &\n(sleep 1; exit 3) &\n"
+            "exec sleep 120\n";
+  }
+  ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
+  auto start = Clock::now();
+  int exitStatus = -1;
+  Status job = runMpirun({script}, exitStatus);
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_TRUE(job.isOk()) << job.message();
+  EXPECT_EQ(exitStatus, 3);
+  EXPECT_LT(seconds, 60.0);
+  ::unlink(script.c_str());
+  ::rmdir(folder);
 }
 
 } // namespace

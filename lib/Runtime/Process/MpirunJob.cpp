@@ -4,10 +4,15 @@
 #include "tp/Runtime/Interrupts.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
+#include <fstream>
+#include <optional>
 #include <poll.h>
 #include <regex>
 #include <spawn.h>
@@ -117,6 +122,67 @@ std::string MpirunOutputFilter::finish() {
   return out;
 }
 
+namespace {
+
+/// The processes mpirun forked on this machine: its ranks, each in a process
+/// group of its own (so not reached by signalling mpirun's group).
+struct Children {
+  int running = 0;
+  int ended = 0;
+  /// The first ended child's nonzero wait status; 0 when all exited 0.
+  int failedStatus = 0;
+};
+
+/// Reads /proc/PID/stat: "pid (comm) state ppid ...", where comm may hold
+/// spaces and parentheses; field 52 is a zombie's wait status (Linux 3.5).
+Children childrenOf(pid_t parent) {
+  Children children;
+  DIR *proc = ::opendir("/proc");
+  if (!proc)
+    return children;
+  while (dirent *entry = ::readdir(proc)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+      continue;
+    std::ifstream file(std::string("/proc/") + entry->d_name + "/stat");
+    std::string stat;
+    if (!std::getline(file, stat))
+      continue;
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos)
+      continue;
+    std::vector<std::string> fields; // From field 3 (state) on.
+    size_t at = close + 2;
+    while (at < stat.size()) {
+      size_t end = stat.find(' ', at);
+      fields.push_back(stat.substr(at, end - at));
+      if (end == std::string::npos)
+        break;
+      at = end + 1;
+    }
+    if (fields.size() < 2 || std::atol(fields[1].c_str()) != parent)
+      continue;
+    if (fields[0] != "Z") {
+      ++children.running;
+      continue;
+    }
+    ++children.ended;
+    // A kernel without the field: the outcome is unknown, so a failure.
+    int status = fields.size() >= 50 ? std::atoi(fields[49].c_str()) : 1;
+    if (status != 0 && children.failedStatus == 0)
+      children.failedStatus = status;
+  }
+  ::closedir(proc);
+  return children;
+}
+
+/// Open MPI 4.1 (Debian 12: with PMIx 4) can deadlock in mpirun's own
+/// finalize (PMIx_server_finalize) after a rank's MPI_Abort, with every rank
+/// already ended: 3 jobs in 48 on a loaded 2-core machine. mpirun that
+/// outlives all its ranks by this long is stuck, and is stopped.
+constexpr std::chrono::seconds kFinalizeGrace(10);
+
+} // namespace
+
 static void writeAll(int fd, const std::string &text) {
   size_t at = 0;
   while (at < text.size()) {
@@ -208,6 +274,9 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
   char buffer[1 << 14];
   // Until the output ends, or mpirun has exited and its output is drained
   // (a process it left behind may hold the pipe open).
+  bool sawRanks = false, stuck = false;
+  int ranksStatus = 0;
+  std::optional<std::chrono::steady_clock::time_point> ranksEndedAt;
   for (bool exited = false;;) {
     pollfd p{errPipe[0], POLLIN, 0};
     ::poll(&p, 1, 100);
@@ -222,6 +291,20 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
     info.si_pid = 0;
     exited = ::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
              info.si_pid == pid;
+    if (exited || stuck)
+      continue;
+    Children ranks = childrenOf(pid);
+    auto now = std::chrono::steady_clock::now();
+    if (ranks.running > 0) {
+      sawRanks = true;
+      ranksEndedAt.reset();
+    } else if (sawRanks && !ranksEndedAt) {
+      ranksEndedAt = now;
+    } else if (ranksEndedAt && now - *ranksEndedAt > kFinalizeGrace) {
+      stuck = true;
+      ranksStatus = ranks.failedStatus;
+      ::kill(-pid, SIGKILL);
+    }
   }
   writeAll(STDERR_FILENO, filter.finish());
   ::close(errPipe[0]);
@@ -237,6 +320,15 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
     untrackTemporaryPath(session);
   else
     removeTemporaryPath(base);
+  if (stuck) {
+    // The job's outcome is its ranks', which mpirun never got to report.
+    std::fprintf(stderr,
+                 "mpirun did not exit within %lld s after all its ranks ended "
+                 "(Open MPI's finalize can hang after an abort); it was "
+                 "stopped\n",
+                 static_cast<long long>(kFinalizeGrace.count()));
+    status = ranksStatus;
+  }
   exitStatus =
       WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
   if (!filter.lostRank().empty())

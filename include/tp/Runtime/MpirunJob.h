@@ -50,8 +50,10 @@ private:
 /// (128 + the signal when a signal ended it). Whatever is left of its group
 /// is then killed. Its session folders live in a folder of its own (removed
 /// after it), so that jobs started together do not race on Open MPI's
-/// shared one. The error says when it could not start, or names the rank
-/// mpirun saw die.
+/// shared one. mpirun that outlives all its ranks by 10 s is stuck (Open
+/// MPI 4.1 can deadlock in its finalize after an abort): it is stopped, and
+/// `exitStatus` is then its ranks' (the first failed one's). The error says
+/// when it could not start, or names the rank mpirun saw die.
 Status runMpirun(const std::vector<std::string> &command, int &exitStatus);
 
 } // namespace tp::rt

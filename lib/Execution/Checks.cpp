@@ -1,50 +1,30 @@
 //===- Checks.cpp - refuse what cannot run, before anything is allocated --===//
 //
 // A run that cannot work should end with a message naming why, not with an
-// abort inside the JIT, the allocator or thread creation. These checks read
-// only the IR, the rank count and the argument shapes.
+// abort inside the JIT, the allocator or thread creation. The program's
+// checks are passes (tp-specialize-dynamic-grids, tp-check-runnable), whose
+// diagnostics become the error; the machine's read the rank count and the
+// argument shapes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Program.h"
-#include "tp/Conversion/ShardToTP/ShardToTP.h"
 #include "tp/Conversion/TPToRuntime/TPToRuntime.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Pipelines/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
-#include "llvm/Support/MathExtras.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <cstdio>
-#include <dlfcn.h>
 #include <fstream>
 #include <sys/resource.h>
 #include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tp;
-
-SmallVector<func::FuncOp> exec::reachableFrom(func::FuncOp entry) {
-  auto module = entry->getParentOfType<ModuleOp>();
-  SmallVector<func::FuncOp> found = {entry};
-  // Calls, and references that call later (func.constant).
-  for (size_t i = 0; i < found.size(); ++i)
-    found[i].walk([&](Operation *op) {
-      for (NamedAttribute attr : op->getAttrs()) {
-        auto ref = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
-        auto callee =
-            ref ? module.lookupSymbol<func::FuncOp>(ref.getAttr()) : nullptr;
-        if (callee && !llvm::is_contained(found, callee))
-          found.push_back(callee);
-      }
-    });
-  return found;
-}
-
-//===----------------------------------------------------------------------===//
-// The program
-//===----------------------------------------------------------------------===//
 
 /// The bytes a value of `type` occupies (the runtime stores sub-byte
 /// elements one per byte), with dynamic dims taken from `dims` in order, or
@@ -72,227 +52,85 @@ static SmallVector<int64_t> staticDims(Type type) {
   return dims;
 }
 
-rt::Status mlir::tp::specializeDynamicGrids(func::FuncOp entry, int ranks) {
-  auto module = entry->getParentOfType<ModuleOp>();
-  llvm::SmallDenseSet<shard::GridOp> used;
-  for (func::FuncOp func : exec::reachableFrom(entry))
-    func.walk([&](Operation *op) {
-      for (NamedAttribute attr : op->getAttrs())
-        if (auto ref = dyn_cast<FlatSymbolRefAttr>(attr.getValue()))
-          if (auto grid =
-                  SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, ref))
-            used.insert(grid);
-    });
-  rt::Status status = rt::Status::ok();
-  bool changed = false;
-  module.walk([&](shard::GridOp grid) {
-    if (!used.contains(grid))
-      return WalkResult::advance();
-    SmallVector<int64_t> shape(grid.getShape());
-    std::string name = "grid @" + grid.getSymName().str();
-    int64_t dynamicAxes = llvm::count_if(shape, ShapedType::isDynamic);
-    if (dynamicAxes == 0)
-      return WalkResult::advance();
-    if (dynamicAxes > 1) {
-      status = rt::Status::error(
-          siteOf(grid) + ": " + name + " has " + std::to_string(dynamicAxes) +
-          " dynamic axes; a run fixes only one from its rank count");
-      return WalkResult::interrupt();
-    }
-    int64_t others = 1;
-    for (int64_t extent : shape)
-      if (!ShapedType::isDynamic(extent))
-        others = checkedMul(others, std::max<int64_t>(extent, 1)).value_or(0);
-    if (others == 0 || ranks % others != 0) {
-      status = rt::Status::error(
-          siteOf(grid) + ": " + name + " has static axes spanning " +
-          (others ? std::to_string(others) : std::string("more")) +
-          " ranks, which does not divide the run's " + std::to_string(ranks) +
-          " (set --ranks)");
-      return WalkResult::interrupt();
-    }
-    for (int64_t &extent : shape)
-      if (ShapedType::isDynamic(extent))
-        extent = ranks / others;
-    grid.setShapeAttr(DenseI64ArrayAttr::get(grid.getContext(), shape));
-    changed = true;
-    return WalkResult::advance();
+//===----------------------------------------------------------------------===//
+// The program: tp-specialize-dynamic-grids and tp-check-runnable
+//===----------------------------------------------------------------------===//
+
+/// "file:line:col" of the first file location in `loc`, else how MLIR
+/// prints it.
+static std::string locationText(Location loc) {
+  FileLineColLoc fileLoc;
+  loc->walk([&](Location inner) {
+    fileLoc = dyn_cast<FileLineColLoc>(inner);
+    return fileLoc ? WalkResult::interrupt() : WalkResult::advance();
   });
-  if (!status.isOk() || !changed)
-    return status;
-  // Shape rules that involve the group size were skipped while it was
-  // dynamic; the diagnostics they give now carry their location.
-  std::string diagnostics;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (fileLoc)
+    os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+       << fileLoc.getColumn();
+  else
+    os << loc;
+  return text;
+}
+
+/// Runs `pm` on `module`, with its error diagnostics (the first
+/// kMaxDiagnostics of them) as the error, a line each.
+static rt::Status runChecks(PassManager &pm, ModuleOp module,
+                            const std::string &heading) {
+  constexpr int kMaxDiagnostics = 10;
+  std::string text;
+  int errors = 0;
+  LogicalResult result = success();
   {
     ScopedDiagnosticHandler capture(module.getContext(), [&](Diagnostic &d) {
-      llvm::raw_string_ostream os(diagnostics);
-      os << d.getLocation() << ": " << d << "\n";
+      if (d.getSeverity() != DiagnosticSeverity::Error)
+        return success();
+      if (++errors <= kMaxDiagnostics)
+        text += (text.empty() ? "" : "\n") + locationText(d.getLocation()) +
+                ": " + d.str();
       return success();
     });
-    if (succeeded(verify(module)))
-      return status;
+    result = pm.run(module);
+    if (succeeded(result) && !heading.empty())
+      result = verify(module);
   }
-  return rt::Status::error("with the grid size taken from the run's " +
-                           std::to_string(ranks) + " ranks, the program " +
-                           "does not verify:\n" + diagnostics);
-}
-
-/// Every grid a tp op names must be static and span the run's ranks.
-static rt::Status checkGrid(Operation *op, int ranks) {
-  auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid");
-  if (!gridRef || !isa<TPDialect>(op->getDialect()))
+  if (succeeded(result))
     return rt::Status::ok();
-  std::string site = siteOf(op);
-  std::string name = "grid @" + gridRef.getValue().str();
-  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridRef);
-  if (!grid)
-    return rt::Status::error(site + ": unknown " + name);
-  // Extents below 1 or a product that overflows cannot span the run.
-  int64_t total = 1;
-  bool fits = true;
-  for (int64_t d : grid.getShape()) {
-    if (ShapedType::isDynamic(d))
-      return rt::Status::error(site + ": " + name +
-                               " has a dynamic size; tp-run needs static grids");
-    std::optional<int64_t> product = d >= 1 ? checkedMul(total, d) : std::nullopt;
-    fits = fits && product;
-    total = product.value_or(0);
-  }
-  if (fits && total == ranks)
-    return rt::Status::ok();
-  return rt::Status::error(
-      site + ": " + name +
-      (fits ? " has " + std::to_string(total) + " ranks"
-            : " does not span a run") +
-      " but the run has " + std::to_string(ranks) + " (set --ranks)");
+  if (errors > kMaxDiagnostics)
+    text +=
+        "\n(and " + std::to_string(errors - kMaxDiagnostics) + " more errors)";
+  return rt::Status::error(heading + text);
 }
 
-/// Whether `cast` is half of a round trip (A -> B -> A), which lowering
-/// removes; any other unrealized cast would reach code generation.
-static bool cancelsOut(UnrealizedConversionCastOp cast) {
-  if (cast->getNumOperands() != 1 || cast->getNumResults() != 1)
-    return false;
-  Type from = cast.getOperand(0).getType(), to = cast.getResult(0).getType();
-  auto isInverse = [&](Operation *other) {
-    auto inverse = dyn_cast_or_null<UnrealizedConversionCastOp>(other);
-    return inverse && inverse->getNumOperands() == 1 &&
-           inverse->getNumResults() == 1 &&
-           inverse.getOperand(0).getType() == to &&
-           inverse.getResult(0).getType() == from;
-  };
-  if (from == to || isInverse(cast.getOperand(0).getDefiningOp()))
-    return true;
-  return !cast->use_empty() && llvm::all_of(cast->getUsers(), isInverse);
-}
-
-/// Ranked tensors and scalars of the runtime's element types: nothing else
-/// has a descriptor the driver could build or read.
-static bool exchangeable(Type type) {
-  return (isa<RankedTensorType>(type) || type.isIntOrIndexOrFloat()) &&
-         toDType(type).has_value();
+rt::Status mlir::tp::specializeDynamicGrids(func::FuncOp entry, int ranks) {
+  auto module = entry->getParentOfType<ModuleOp>();
+  PassManager pm(module.getContext());
+  pm.enableVerifier(false);
+  TPSpecializeDynamicGridsOptions options;
+  options.ranks = ranks;
+  options.entry = entry.getName().str();
+  pm.addPass(createTPSpecializeDynamicGrids(options));
+  TP_RETURN_IF_ERROR(runChecks(pm, module, ""));
+  // Shape rules that involve the group size were skipped while it was
+  // dynamic; the diagnostics they give now carry their location.
+  PassManager none(module.getContext());
+  none.enableVerifier(false);
+  return runChecks(none, module,
+                   "with the grid size taken from the run's " +
+                       std::to_string(ranks) +
+                       " ranks, the program does not verify:\n");
 }
 
 rt::Status mlir::tp::checkProgram(func::FuncOp entry, int ranks) {
-  std::string name = "@" + entry.getName().str();
-  if (entry.isDeclaration())
-    return rt::Status::error(name + " is only declared; it has no body to run");
-  for (auto [i, type] : llvm::enumerate(entry.getFunctionType().getInputs()))
-    if (!exchangeable(type))
-      return rt::Status::error(name + " takes a value of type " +
-                               exec::typeText(type) + " (argument " +
-                               std::to_string(i) +
-                               "), which tp-run cannot feed");
-  for (auto [i, type] : llvm::enumerate(entry.getFunctionType().getResults()))
-    if (!exchangeable(type))
-      return rt::Status::error(name + " returns a value of type " +
-                               exec::typeText(type) + " (result " +
-                               std::to_string(i) +
-                               "), which tp-run cannot read");
-  rt::Status status = rt::Status::ok();
-  auto checkType = [&](Operation *op, Type type) {
-    if (!bytesOf(type, staticDims(type)))
-      status = rt::Status::error(siteOf(op) + ": " + exec::typeText(type) +
-                                 " holds more bytes than int64 counts");
-  };
-  SmallVector<func::FuncOp> reachable = exec::reachableFrom(entry);
-  for (func::FuncOp func : reachable) {
-    if (!func.isDeclaration())
-      continue;
-    // A declaration must name a function of this process (libc, libm, the
-    // runtime): the JIT links nothing else.
-    std::string symbol = func.getName().str();
-    if (func->hasAttr("llvm.emit_c_interface"))
-      symbol = "_mlir_ciface_" + symbol;
-    if (dlsym(RTLD_DEFAULT, symbol.c_str()))
-      continue;
-    Operation *user = nullptr;
-    for (func::FuncOp caller : reachable)
-      if (std::optional<SymbolTable::UseRange> uses =
-              SymbolTable::getSymbolUses(func, caller);
-          !user && uses && !uses->empty())
-        user = uses->begin()->getUser();
-    return rt::Status::error(
-        siteOf(user ? user : func.getOperation()) + ": @" +
-        func.getName().str() +
-        " is only declared, and no function '" + symbol +
-        "' is linked into tp-run (compiled programs can call functions "
-        "defined in the program, the C and math libraries, and the runtime)");
-  }
-  for (func::FuncOp func : reachable) {
-    if (func.isDeclaration())
-      continue;
-    func.walk([&](Operation *op) {
-      if (isa<shard::ShardDialect>(op->getDialect()) &&
-          !isa<shard::GridOp>(op)) {
-        std::optional<std::string> why = whyNotRaised(op);
-        status = rt::Status::error(
-            siteOf(op) + ": tp-import does not raise this op" +
-            (why ? " (" + *why + ")" : std::string()) +
-            ", and compiled programs cannot run shard ops");
-        return WalkResult::interrupt();
-      }
-      if (auto constant = dyn_cast<func::ConstantOp>(op)) {
-        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-            op, constant.getValueAttr());
-        if (callee && !callee.isDeclaration()) {
-          status = rt::Status::error(
-              siteOf(op) + ": @" + callee.getName().str() +
-              " is called indirectly, which compiled programs do not "
-              "support (the rank's context is passed to every function of "
-              "the program); call it with func.call");
-          return WalkResult::interrupt();
-        }
-      }
-      if (auto cast = dyn_cast<UnrealizedConversionCastOp>(op);
-          cast && !cancelsOut(cast)) {
-        auto types = [](TypeRange range) {
-          std::string text;
-          llvm::interleave(
-              range, [&](Type t) { text += exec::typeText(t); },
-              [&] { text += ", "; });
-          return text.empty() ? std::string("nothing") : text;
-        };
-        status = rt::Status::error(
-            siteOf(op) + ": a cast from " +
-            types(op->getOperandTypes()) + " to " +
-            types(op->getResultTypes()) +
-            " has no run-time meaning; only a pair of casts that cancel out "
-            "is removed");
-        return WalkResult::interrupt();
-      }
-      status = checkGrid(op, ranks);
-      for (Type type : op->getResultTypes())
-        checkType(op, type);
-      for (Region &region : op->getRegions())
-        for (Block &block : region)
-          for (Type type : block.getArgumentTypes())
-            checkType(op, type);
-      return status.isOk() ? WalkResult::advance() : WalkResult::interrupt();
-    });
-    if (!status.isOk())
-      return status;
-  }
-  return status;
+  auto module = entry->getParentOfType<ModuleOp>();
+  PassManager pm(module.getContext());
+  pm.enableVerifier(false);
+  TPCheckRunnableOptions options;
+  options.ranks = ranks;
+  options.entry = entry.getName().str();
+  pm.addPass(createTPCheckRunnable(options));
+  return runChecks(pm, module, "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -401,7 +239,7 @@ rt::Status mlir::tp::checkResources(
                                ") holds more bytes than int64 counts");
     }
   }
-  for (func::FuncOp func : exec::reachableFrom(entry))
+  for (func::FuncOp func : functionsReachableFrom(entry))
     func.walk([&](Operation *op) {
       for (Type type : op->getResultTypes())
         if (std::optional<int64_t> bytes = bytesOf(type, staticDims(type));

@@ -11,6 +11,7 @@
 #include "tp/Conversion/TPToRuntime/TPToRuntime.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Pipelines/LowerToLLVM.h"
+#include "tp/Pipelines/Passes.h"
 #include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/ABI.h"
 
@@ -256,7 +257,7 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
   // Only what the entry reaches is compiled: other functions of the file may
   // be meant for other runs (other rank counts, other entries).
   auto copiedEntry = module->lookupSymbol<func::FuncOp>(entry.getName());
-  SmallVector<func::FuncOp> reachable = exec::reachableFrom(copiedEntry);
+  SmallVector<func::FuncOp> reachable = functionsReachableFrom(copiedEntry);
   for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
     if (!func.isDeclaration() && !llvm::is_contained(reachable, func))
       func.erase();

@@ -28,8 +28,6 @@ namespace exec {
 extern const char *const kWrapperName;
 /// How MLIR prints `type`.
 std::string typeText(Type type);
-/// `entry` and every function it calls, directly or not.
-SmallVector<func::FuncOp> reachableFrom(func::FuncOp entry);
 } // namespace exec
 
 } // namespace mlir::tp

@@ -271,6 +271,8 @@ void tp::registerLowerToLLVMPipeline() {
   tp::registerTPLowerTosa();
   tp::registerTPSplitLongFunctions();
   tp::registerTPReassociateReductions();
+  tp::registerTPSpecializeDynamicGrids();
+  tp::registerTPCheckRunnable();
 }
 
 void tp::registerLoweringDialects(DialectRegistry &registry) {

@@ -9,7 +9,7 @@ shard.grid @empty(shape = 0)
 shard.grid @huge(shape = 9223372036854775807x4)
 shard.grid @fine(shape = 2x0)
 
-// RUN-EMPTY: tp-run: 'shard.all_reduce' at {{.*}}import.mlir:[[@LINE+3]]:8: tp-import does not raise this op (grid axis 0 of @empty has extent 0, so the group has no rank), and compiled programs cannot run shard ops
+// RUN-EMPTY: tp-run: {{.*}}import.mlir:[[@LINE+3]]:8: 'shard.all_reduce' op tp-import does not raise this op (grid axis 0 of @empty has extent 0, so the group has no rank), and compiled programs cannot run shard ops
 func.func @reduce_empty(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   // expected-remark @+1 {{'shard.all_reduce' not raised: grid axis 0 of @empty has extent 0, so the group has no rank}}
   %r = shard.all_reduce %x on @empty grid_axes = [0] : tensor<4x8xf32> -> tensor<4x8xf32>
@@ -22,7 +22,7 @@ func.func @gather_empty(%x: tensor<4x8xf32>) -> tensor<0x8xf32> {
   return %g : tensor<0x8xf32>
 }
 
-// RUN-HUGE: tp-run: 'shard.all_reduce' at {{.*}}import.mlir:[[@LINE+3]]:8: tp-import does not raise this op (its group has more ranks than int64 holds)
+// RUN-HUGE: tp-run: {{.*}}import.mlir:[[@LINE+3]]:8: 'shard.all_reduce' op tp-import does not raise this op (its group has more ranks than int64 holds)
 func.func @gather_huge(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   // expected-remark @+1 {{'shard.all_reduce' not raised: its group has more ranks than int64 holds}}
   %r = shard.all_reduce %x on @huge grid_axes = [0, 1] : tensor<4x8xf32> -> tensor<4x8xf32>

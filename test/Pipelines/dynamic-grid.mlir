@@ -26,11 +26,11 @@
 // RUN4: compare: every result on every rank matches
 
 // STATIC: tp-run: with the grid size taken from the run's 4 ranks, the program does not verify:
-// STATIC-NEXT: dynamic_grids.mlir":{{[0-9]+}}:8): 'tp.all_gather' op 'result' dim 0 (8) must be 'input' dim 0 (4) times the group size 4 = 16
+// STATIC-NEXT: {{.*}}dynamic_grids.mlir:{{[0-9]+}}:8: 'tp.all_gather' op 'result' dim 0 (8) must be 'input' dim 0 (4) times the group size 4 = 16
 
 // TWO: tp-run: {{.*}}dynamic_grids.mlir{{.*}}: grid @two has 2 dynamic axes; a run fixes only one from its rank count
 
-// INDIVISIBLE: tp-run: {{.*}}dynamic_grids.mlir{{.*}}: grid @three has static axes spanning 3 ranks, which does not divide the run's 4 (set --ranks)
+// INDIVISIBLE: tp-run: {{.*}}dynamic_grids.mlir{{.*}}: grid @three has static axes spanning 3 ranks, which does not divide the run's 4
 
 // ONE: tp-run: @one_dynamic_axis on 6 ranks (cpu)
 // ONE: rank 5 result 0: tensor<4x2xf32>

@@ -7,7 +7,7 @@
 // RUN: not tp-opt %t.mlir --tp-async-tp-pipeline --tp-lower-to-llvm 2>&1 | FileCheck %s --check-prefix=LOWER
 
 // REMARK: remark: 'shard.update_halo' not raised: tp has no halo exchange
-// EXEC: tp-run: 'shard.update_halo' at {{.*}}: tp-import does not raise this op (tp has no halo exchange
+// EXEC: tp-run: {{.*}}: 'shard.update_halo' op tp-import does not raise this op (tp has no halo exchange
 // LOWER: error: 'shard.update_halo' cannot be compiled: tp-import did not raise it
 
 shard.grid @tp(shape = 4)

@@ -41,14 +41,14 @@ func.func @cast_pair(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // REMARK: remark: 'shard.update_halo' not raised: tp has no halo exchange (a stencil's neighbour rows); keep halo_sizes out of shardings tp runs
 // LOWER: shard-ops.mlir:[[@LINE+4]]:8: error: 'shard.update_halo' cannot be compiled: tp-import did not raise it (tp-import{emit-remarks} says why)
-// HALO: tp-run: 'shard.update_halo' at {{.*}}shard-ops.mlir:[[@LINE+3]]:8: tp-import does not raise this op (tp has no halo exchange
+// HALO: tp-run: {{.*}}shard-ops.mlir:[[@LINE+3]]:8: 'shard.update_halo' op tp-import does not raise this op (tp has no halo exchange
 // upstream's partition of a tensor sharded with halo_sizes = [1, 1].
 func.func @halo(%x: tensor<10x8xf32>) -> tensor<10x8xf32> {
   %y = shard.update_halo %x on @tp split_axes = [[0]] halo_sizes = [1, 1] : tensor<10x8xf32>
   return %y : tensor<10x8xf32>
 }
 
-// CAST: tp-run: 'builtin.unrealized_conversion_cast' at {{.*}}shard-ops.mlir:[[@LINE+2]]:8: a cast from tensor<4x4xf32> to tensor<2x8xf32> has no run-time meaning; only a pair of casts that cancel out is removed
+// CAST: tp-run: {{.*}}shard-ops.mlir:[[@LINE+2]]:8: 'builtin.unrealized_conversion_cast' op a cast from tensor<4x4xf32> to tensor<2x8xf32> has no run-time meaning; only a pair of casts that cancel out is removed
 func.func @lone_cast(%x: tensor<4x4xf32>) -> tensor<2x8xf32> {
   %a = builtin.unrealized_conversion_cast %x : tensor<4x4xf32> to tensor<2x8xf32>
   return %a : tensor<2x8xf32>

@@ -61,13 +61,13 @@ func.func @rank_skips_collective(%x: tensor<2x4xf32>, %y: tensor<4x4xf32>) -> te
 }
 
 // An op that cannot be compiled is refused before anything runs.
-// UNKNOWN-OP: tp-run: 'shard.broadcast' at {{.*}}tp-run-faults.mlir:[[@LINE+2]]:8: tp-import does not raise this op{{( \(.*\))?}}, and compiled programs cannot run shard ops
+// UNKNOWN-OP: tp-run: {{.*}}tp-run-faults.mlir:[[@LINE+2]]:8: 'shard.broadcast' op tp-import does not raise this op{{( \(.*\))?}}, and compiled programs cannot run shard ops
 func.func @unsupported(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %y = shard.broadcast %x on @tp grid_axes = [0] root = [0] : (tensor<4x4xf32>) -> tensor<4x4xf32>
   return %y : tensor<4x4xf32>
 }
 
-// GRID: tp-run: 'tp.group_rank' at {{.*}}: grid @tp has 4 ranks but the run has 2 (set --ranks)
+// GRID: tp-run: {{.*}}: 'tp.group_rank' op grid @tp has 4 ranks but the run has 2
 
 // A dynamic bias that turns out the wrong length at run time: a runtime check
 // reports the op and its location, then tp-run names the rank.

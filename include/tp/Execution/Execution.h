@@ -158,18 +158,14 @@ rt::Status executeSPMD(func::FuncOp entry, const ExecutionOptions &options,
 rt::Status executeOneRank(func::FuncOp entry, const ExecutionOptions &options,
                           int rank, rt::Backend &backend, RankValues &values);
 
-/// Gives every grid that `entry` (or a function it calls) names and that has
-/// a dynamic size (`shard.grid @g(shape = ?)`, or one dynamic axis among
-/// static ones) the extent that makes it span `ranks`, as a run fixes it,
-/// then re-verifies the module: ops whose shape rules need a static size
-/// report their location then. Errors when such a grid has more than one
-/// dynamic axis or its static axes do not divide `ranks`.
+/// Runs tp-specialize-dynamic-grids for `entry` on `ranks` ranks, then
+/// re-verifies the module: ops whose shape rules need a static size report
+/// their location then. The error holds the diagnostics, a line each
+/// ("file:line:col: message").
 rt::Status specializeDynamicGrids(func::FuncOp entry, int ranks);
 
-/// Whether `entry` can run on `ranks` ranks: it has a body, its arguments
-/// and results have runtime element types, every grid its tp ops name spans
-/// `ranks`, no shard op is left, and every static type's byte size fits in
-/// int64. Errors name the op's location.
+/// Runs tp-check-runnable for `entry` on `ranks` ranks: whether it can run.
+/// The error holds its diagnostics, a line each ("file:line:col: message").
 rt::Status checkProgram(func::FuncOp entry, int ranks);
 
 /// Whether this machine can run `entry` on `ranks` thread ranks with

@@ -10,9 +10,14 @@
 #ifndef TP_PIPELINES_PASSES_H
 #define TP_PIPELINES_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::tp {
+
+/// `entry` and every function it calls, directly or not (func.call, and
+/// references such as func.constant), each once and `entry` first.
+SmallVector<func::FuncOp> functionsReachableFrom(func::FuncOp entry);
 
 #define GEN_PASS_DECL
 #include "tp/Pipelines/Passes.h.inc"

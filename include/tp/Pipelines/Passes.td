@@ -108,4 +108,58 @@ def TPReassociateReductions
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TPSpecializeDynamicGrids
+    : Pass<"tp-specialize-dynamic-grids", "::mlir::ModuleOp"> {
+  let summary = "Give a grid's dynamic axis the size a run's rank count "
+                "implies";
+  let description = [{
+    A program may name a grid with one dynamic axis (`shard.grid @g(shape =
+    2x?)`), so that it runs on any multiple of the static axes' ranks. For a
+    run of `ranks` ranks, this pass sets that axis to `ranks` divided by the
+    product of the others, in every grid the entry function reaches
+    (directly or through calls). A grid with two dynamic axes, or whose
+    static axes do not divide `ranks`, is an error at its location. The
+    verifier, which runs after the pass, then checks the shape rules that
+    involve the group size.
+  }];
+  let options = [
+    Option<"ranks", "ranks", "int64_t", /*default=*/"0",
+           "The run's rank count (at least 1)">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "The function a run starts from (empty: every public function "
+           "with a body)">,
+  ];
+}
+
+def TPCheckRunnable : Pass<"tp-check-runnable", "::mlir::ModuleOp"> {
+  let summary = "Refuse, at their locations, what a compiled run cannot do";
+  let description = [{
+    A run that cannot work should end with a message naming why, not with an
+    abort inside the JIT, the allocator or the runtime. From the entry
+    function (or every public function with a body), this pass reports:
+    - an entry that is only declared, or whose arguments or results are not
+      ranked tensors or scalars of the runtime's element types;
+    - a reached declaration that no function of this process defines (the
+      JIT links nothing else; off with `resolve-declarations=false` when the
+      program is linked ahead of time);
+    - shard ops that tp-import did not raise, with the reason;
+    - a function called indirectly (`func.constant`);
+    - an `unrealized_conversion_cast` that does not cancel out;
+    - a tp op whose grid is dynamic, or does not have `ranks` ranks;
+    - a value whose byte count int64 does not hold.
+    Nothing is changed.
+  }];
+  let options = [
+    Option<"ranks", "ranks", "int64_t", /*default=*/"0",
+           "The run's rank count (0: grids need only be static)">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "The function a run starts from (empty: every public function "
+           "with a body)">,
+    Option<"resolveDeclarations", "resolve-declarations", "bool",
+           /*default=*/"true",
+           "Require every reached declaration to name a function of this "
+           "process">,
+  ];
+}
+
 #endif // TP_PIPELINES_PASSES_TD

@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
-#include <optional>
 #include <poll.h>
 #include <regex>
 #include <spawn.h>
@@ -276,7 +275,8 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
   // (a process it left behind may hold the pipe open).
   bool sawRanks = false, stuck = false;
   int ranksStatus = 0;
-  std::optional<std::chrono::steady_clock::time_point> ranksEndedAt;
+  bool ranksEnded = false;
+  std::chrono::steady_clock::time_point ranksEndedAt;
   for (bool exited = false;;) {
     pollfd p{errPipe[0], POLLIN, 0};
     ::poll(&p, 1, 100);
@@ -297,10 +297,11 @@ Status tp::rt::runMpirun(const std::vector<std::string> &command,
     auto now = std::chrono::steady_clock::now();
     if (ranks.running > 0) {
       sawRanks = true;
-      ranksEndedAt.reset();
-    } else if (sawRanks && !ranksEndedAt) {
+      ranksEnded = false;
+    } else if (sawRanks && !ranksEnded) {
+      ranksEnded = true;
       ranksEndedAt = now;
-    } else if (ranksEndedAt && now - *ranksEndedAt > kFinalizeGrace) {
+    } else if (ranksEnded && now - ranksEndedAt > kFinalizeGrace) {
       stuck = true;
       ranksStatus = ranks.failedStatus;
       ::kill(-pid, SIGKILL);

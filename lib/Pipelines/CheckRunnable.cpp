@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Conversion/ShardToTP/ShardToTP.h"
+#include "tp/Conversion/TPToRuntime/TPToRuntime.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Pipelines/Passes.h"
-#include "tp/Runtime/DType.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -154,10 +154,7 @@ struct SpecializeDynamicGrids
 bool exchangeable(Type type) {
   if (!isa<RankedTensorType>(type) && !type.isIntOrIndexOrFloat())
     return false;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << getElementTypeOrSelf(type);
-  return ::tp::rt::parseDType(text).has_value();
+  return mlir::tp::runtimeDTypeOf(getElementTypeOrSelf(type)).has_value();
 }
 
 /// Whether a value of `type` has a byte count int64 holds (the runtime

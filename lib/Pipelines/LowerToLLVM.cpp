@@ -273,6 +273,12 @@ void tp::registerLowerToLLVMPipeline() {
   tp::registerTPReassociateReductions();
   tp::registerTPSpecializeDynamicGrids();
   tp::registerTPCheckRunnable();
+  tp::registerTPApproximateMath();
+  tp::registerTPLowerFP8Casts();
+  tp::registerTPCheckIntegerDivision();
+  tp::registerTPCheckDynamicSizes();
+  tp::registerTPFreeBuffersEarly();
+  tp::registerTPExpandMultiDynamicReshapes();
 }
 
 void tp::registerLoweringDialects(DialectRegistry &registry) {

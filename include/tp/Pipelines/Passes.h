@@ -1,8 +1,11 @@
 //===- Passes.h - passes of the lowering pipelines --------------*- C++ -*-===//
 //
-// tp-lower-tosa (in TPPipelines), and the GPU glue's tp-gpu-shared-buffers,
-// tp-check-graph-capture and tp-check-nvvm-target (in TPGlueToNVVM, which
-// only tp-opt links): declared in Passes.td. Each library registers its own
+// Declared in Passes.td: the passes tp-lower-to-llvm runs besides upstream's
+// (runtime checks, early frees, FP8 casts, math approximations, upstream
+// workarounds, function splitting), the checks a run makes before compiling
+// (tp-specialize-dynamic-grids, tp-check-runnable), and the GPU glue's
+// (tp-gpu-shared-buffers, tp-check-graph-capture, tp-check-nvvm-target, in
+// TPGlueToNVVM, which only tp-opt links). Each library registers its own
 // (registerTPPassesAndPipelines, registerGlueToNVVMPipeline).
 //
 //===----------------------------------------------------------------------===//

@@ -1,8 +1,9 @@
 //===- Passes.td - passes of the lowering pipelines -------*- tablegen -*-===//
 //
 // The passes tp-lower-to-llvm and tp-lower-glue-to-nvvm run besides
-// upstream's: declared here so that they get registrations, options and
-// documentation like every other pass.
+// upstream's, and the checks a run makes before compiling: declared here so
+// that they get registrations, options and documentation like every other
+// pass. TPToRuntime holds only the tp -> runtime conversion.
 //
 //===----------------------------------------------------------------------===//
 
@@ -160,6 +161,102 @@ def TPCheckRunnable : Pass<"tp-check-runnable", "::mlir::ModuleOp"> {
            "Require every reached declaration to name a function of this "
            "process">,
   ];
+}
+
+def TPApproximateMath : Pass<"tp-approximate-math"> {
+  let summary = "Replace math functions by upstream's polynomial approximations";
+  let description = [{
+    Runs upstream's `populateMathPolynomialApproximationPatterns` (tanh, exp,
+    log, erf, sin/cos, ... on f32 and vectors of f32): straight-line code the
+    loop vectorizer handles, instead of libm calls. Debian's mlir-opt offers
+    these patterns only as a test pass.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def TPLowerFP8Casts : Pass<"tp-lower-fp8-casts", "::mlir::ModuleOp"> {
+  let summary = "Scalar f8E4M3FN / f8E5M2 conversions as runtime calls";
+  let description = [{
+    LLVM has no f8E4M3FN or f8E5M2 types and upstream MLIR expands only
+    f8E8M0FNU and f4E2M1FN conversions (`arith-expand`). After upstream's
+    `arith-emulate-unsupported-floats` has turned f8 arithmetic into f32
+    arithmetic between `arith.extf` and `arith.truncf`, this pass makes the
+    remaining scalar conversions calls of the runtime's `tp_rt_extf_f8` and
+    `tp_rt_truncf_f8` (the same rounding the runtime uses everywhere: to
+    nearest even, saturating at the largest finite value).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def TPCheckIntegerDivision : Pass<"tp-check-integer-division"> {
+  let summary = "Assert that scalar integer divisions are defined";
+  let description = [{
+    Before every scalar `arith` division and remainder (signed, unsigned,
+    ceil and floor forms) on integers or index, inserts a `cf.assert` that
+    the divisor is not zero and, for signed ones, that the division is not
+    the minimum over -1. LLVM treats both as undefined behaviour, which
+    yields arbitrary results or a trap without a location. The message
+    follows upstream's runtime verification: the op and its location.
+    `tp-lower-to-llvm` runs it after loops are formed when runtime checks are
+    on. Vector divisions are not checked.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect"];
+}
+
+def TPCheckDynamicSizes : Pass<"tp-check-dynamic-sizes"> {
+  let summary = "Assert that run-time sizes are not negative and loop steps positive";
+  let description = [{
+    Before every `tensor.empty`, `tensor.splat` and `tensor.generate` whose
+    sizes are not constants, inserts a `cf.assert` that each dynamic size is
+    not negative, and before every `scf.for` whose step is not a constant,
+    one that the step is positive (not zero, for unsigned loops). A negative
+    size would otherwise reach the allocator as a huge count, or two of them
+    multiply to a plausible one; a loop with such a step is undefined. The
+    message follows upstream's runtime verification: the op and its location.
+    `tp-lower-to-llvm` runs it on tensors when runtime checks are on.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect"];
+}
+
+def TPFreeBuffersEarly : Pass<"tp-free-buffers-early"> {
+  let summary = "Free each buffer after its last use instead of at its block's end";
+  let description = [{
+    Upstream's ownership-based deallocation frees a block's buffers just
+    before the block's terminator, so in straight-line code every
+    intermediate stays allocated until the function returns: a program's
+    peak memory grows with its length. This pass moves each unconditional
+    `memref.dealloc` of a `memref.alloc` made in the same block up to just
+    after the last op of that block that uses the buffer or anything that
+    may alias it: views and casts of it, and any memref an op returns or
+    yields after taking it (a call, a loop). A buffer staged for a runtime
+    call (`tp_rt_buffer_*`) is in use until the op's own entry runs. A
+    buffer whose alias leaves the block (returned, yielded, branched with,
+    stored, taken as a raw pointer, or turned into anything but a memref or
+    a plain number) is left where it is. Runs after the deallocation
+    pipeline.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def TPExpandMultiDynamicReshapes : Pass<"tp-expand-multi-dynamic-reshapes"> {
+  let summary = "Work around MLIR 22's crash on expand_shape with several "
+                "dynamic sizes per group";
+  let description = [{
+    Rewrites every `memref.expand_shape` whose result has more than one
+    dynamic size in one reassociation group into a `memref.reinterpret_cast`
+    of the source's base buffer: the `output_shape` as sizes, and strides
+    row-major within each group from the source dim's stride. MLIR 22's
+    `expand-strided-metadata` segfaults on such ops
+    (llvm/llvm-project#186830, fixed for LLVM 23); `tp-lower-to-llvm` runs
+    this pass just before it. Other expands are left to upstream.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 #endif // TP_PIPELINES_PASSES_TD

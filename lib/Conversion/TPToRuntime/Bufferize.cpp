@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RuntimeCalls.h"
+#include "tp/Conversion/TPToRuntime/RuntimeCalls.h"
 #include "tp/Conversion/TPToRuntime/TPToRuntime.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Runtime/ABI.h"

@@ -1,6 +1,6 @@
 //===- RuntimeCalls.cpp - building calls of the runtime ABI ---------------===//
 
-#include "RuntimeCalls.h"
+#include "tp/Conversion/TPToRuntime/RuntimeCalls.h"
 #include "tp/Conversion/TPToRuntime/TPToRuntime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

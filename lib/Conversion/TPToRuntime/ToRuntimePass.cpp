@@ -1,7 +1,7 @@
 //===- ToRuntimePass.cpp - tp-to-runtime ----------------------------------===//
 
-#include "RuntimeCalls.h"
 #include "tp/Conversion/Passes.h"
+#include "tp/Conversion/TPToRuntime/RuntimeCalls.h"
 #include "tp/Conversion/TPToRuntime/TPToRuntime.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeCheckMessage.h"
-#include "tp/Conversion/Passes.h"
+#include "tp/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -21,7 +21,7 @@
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPCHECKDYNAMICSIZES
-#include "tp/Conversion/Passes.h.inc"
+#include "tp/Pipelines/Passes.h.inc"
 } // namespace mlir::tp
 
 using namespace mlir;

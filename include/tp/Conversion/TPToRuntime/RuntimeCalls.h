@@ -1,7 +1,13 @@
 //===- RuntimeCalls.h - building calls of the runtime ABI -------*- C++ -*-===//
+//
+// For passes that lower ops into calls of the runtime's C ABI
+// (tp/Runtime/ABI.h): tp-to-runtime's bufferization, tp-lower-fp8-casts, and
+// an embedder's own.
+//
+//===----------------------------------------------------------------------===//
 
-#ifndef TP_LIB_CONVERSION_TPTORUNTIME_RUNTIMECALLS_H
-#define TP_LIB_CONVERSION_TPTORUNTIME_RUNTIMECALLS_H
+#ifndef TP_CONVERSION_TPTORUNTIME_RUNTIMECALLS_H
+#define TP_CONVERSION_TPTORUNTIME_RUNTIMECALLS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -30,4 +36,4 @@ Value constantI64(OpBuilder &b, Location loc, int64_t value);
 
 } // namespace mlir::tp::runtime
 
-#endif // TP_LIB_CONVERSION_TPTORUNTIME_RUNTIMECALLS_H
+#endif // TP_CONVERSION_TPTORUNTIME_RUNTIMECALLS_H

@@ -1,6 +1,6 @@
 //===- ApproximateMath.cpp - tp-approximate-math --------------------------===//
 
-#include "tp/Conversion/Passes.h"
+#include "tp/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -10,7 +10,7 @@
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPAPPROXIMATEMATH
-#include "tp/Conversion/Passes.h.inc"
+#include "tp/Pipelines/Passes.h.inc"
 } // namespace mlir::tp
 
 using namespace mlir;
@@ -31,8 +31,8 @@ struct TPApproximateMathPass
     });
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-    if (failed(applyOpPatternsGreedily(scalarMath, std::move(patterns),
-                                       config)))
+    if (failed(
+            applyOpPatternsGreedily(scalarMath, std::move(patterns), config)))
       signalPassFailure();
   }
 };

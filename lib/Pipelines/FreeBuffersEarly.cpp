@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Conversion/Passes.h"
+#include "tp/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPFREEBUFFERSEARLY
-#include "tp/Conversion/Passes.h.inc"
+#include "tp/Pipelines/Passes.h.inc"
 } // namespace mlir::tp
 
 using namespace mlir;
@@ -43,11 +43,9 @@ Operation *consumerOfStaged(func::CallOp staging) {
       continue;
     StringRef callee = call.getCallee();
     // Entries that take no staged buffers (ABI.cpp: they build no Call).
-    if (!callee.starts_with("tp_rt_") ||
-        callee.starts_with("tp_rt_buffer_") ||
-        llvm::is_contained({"tp_rt_extf_f8", "tp_rt_truncf_f8",
-                            "tp_rt_group_rank"},
-                           callee))
+    if (!callee.starts_with("tp_rt_") || callee.starts_with("tp_rt_buffer_") ||
+        llvm::is_contained(
+            {"tp_rt_extf_f8", "tp_rt_truncf_f8", "tp_rt_group_rank"}, callee))
       continue;
     return call;
   }
@@ -116,8 +114,7 @@ struct FreeBuffersEarlyPass
     : tp::impl::TPFreeBuffersEarlyBase<FreeBuffersEarlyPass> {
   void runOnOperation() override {
     SmallVector<memref::DeallocOp> deallocs;
-    getOperation()->walk(
-        [&](memref::DeallocOp op) { deallocs.push_back(op); });
+    getOperation()->walk([&](memref::DeallocOp op) { deallocs.push_back(op); });
     for (memref::DeallocOp dealloc : deallocs) {
       Value buffer = dealloc.getMemref();
       auto alloc = buffer.getDefiningOp<memref::AllocOp>();

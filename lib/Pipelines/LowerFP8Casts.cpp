@@ -1,15 +1,15 @@
 //===- LowerFP8Casts.cpp - tp-lower-fp8-casts -----------------------------===//
 
-#include "RuntimeCalls.h"
-#include "tp/Conversion/Passes.h"
+#include "tp/Conversion/TPToRuntime/RuntimeCalls.h"
 #include "tp/Conversion/TPToRuntime/TPToRuntime.h"
+#include "tp/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPLOWERFP8CASTS
-#include "tp/Conversion/Passes.h.inc"
+#include "tp/Pipelines/Passes.h.inc"
 } // namespace mlir::tp
 
 using namespace mlir;

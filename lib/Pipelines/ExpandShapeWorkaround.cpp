@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Conversion/Passes.h"
+#include "tp/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -20,7 +20,7 @@
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPEXPANDMULTIDYNAMICRESHAPES
-#include "tp/Conversion/Passes.h.inc"
+#include "tp/Pipelines/Passes.h.inc"
 } // namespace mlir::tp
 
 using namespace mlir;

@@ -3,7 +3,8 @@
 // An explicit registry: the tp dialect, the upstream dialects users bring
 // (func, arith, math, tensor, linalg, scf, shard, tosa), standard passes and
 // ours (tp-lower-tosa among them), and the GPU and NVVM dialects with the
-// NVPTX target for tp-lower-glue-to-nvvm. Nothing else, so the tool stays
+// NVPTX target for tp-lower-glue-to-nvvm, and the analyses' test passes
+// (test/lib). Nothing else, so the tool stays
 // small and quick to link.
 //
 // The input is read before upstream's driver parses it, so text nested
@@ -15,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestPasses.h"
 #include "tp/Dialect/TP/Transforms/CostModel.h"
 #include "tp/Pipelines/GlueToNVVM.h"
 #include "tp/Pipelines/Pipelines.h"
@@ -41,6 +43,8 @@ int main(int argc, char **argv) {
   // Glue as GPU kernels (PTX), which only tp-opt carries.
   mlir::tp::registerGlueToNVVMDialects(registry);
   mlir::tp::registerGlueToNVVMPipeline();
+  // Analyses' test passes (test/lib).
+  mlir::tp::test::registerTestPasses();
   mlir::registerInlinerPass();
   mlir::registerSymbolDCEPass();
   // To test tp's bufferization models on their own.

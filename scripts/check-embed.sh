@@ -8,7 +8,24 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 prefix=$build/install
+rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" > /dev/null
+# Only public headers are installed, and they include only installed ones.
+for private in Wire Launch MpiGroup MpirunJob Interrupts; do
+  if [ -e "$prefix/include/tp/Runtime/$private.h" ]; then
+    echo "check-embed: the private header tp/Runtime/$private.h was installed"
+    exit 1
+  fi
+done
+missing=$(cd "$prefix/include" && grep -rhoE '#include "tp(-c)?/[^"]+"' . |
+  sed -E 's/#include "(.*)"/\1/' | sort -u |
+  while read -r header; do [ -e "$header" ] || echo "$header"; done)
+if [ -n "$missing" ]; then
+  echo "check-embed: installed headers include headers that are not installed:"
+  echo "$missing"
+  exit 1
+fi
+echo "check-embed: the installed headers include only installed headers"
 cmake -G Ninja -S "$root/examples/embed" -B "$build/embed" \
   -DCMAKE_PREFIX_PATH="$prefix;/usr/lib/llvm-22" -DCMAKE_BUILD_TYPE=Release > /dev/null
 ninja -C "$build/embed" > /dev/null

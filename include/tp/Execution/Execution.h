@@ -15,8 +15,8 @@
 #include "tp/Runtime/ABI.h"
 #include "tp/Runtime/Backend.h"
 #include "tp/Runtime/Status.h"
+#include "tp/Runtime/StepReport.h"
 #include "tp/Runtime/Tensor.h"
-#include "tp/Runtime/Wire.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

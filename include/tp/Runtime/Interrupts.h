@@ -13,6 +13,8 @@
 // interrupted run leaves no half-written file; a dump folder the run created
 // is removed, one it was given keeps its INCOMPLETE marker.
 //
+// Private to the runtime and its tools: not installed.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TP_RUNTIME_INTERRUPTS_H

@@ -10,6 +10,8 @@
 // Either way a rank sees a ProcessGroup. A rank that fails ends the whole run:
 // the launcher stops the others when it sees a rank fail, MPI aborts the job.
 //
+// Private to the runtime and its tools: not installed.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TP_RUNTIME_LAUNCH_H

@@ -5,6 +5,8 @@
 // nodes, with MPI carrying the bootstrap blob and the reports, and, for the
 // CPU backend, every collective and fused op's pieces.
 //
+// Private to the runtime and its tools: not installed.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TP_RUNTIME_MPIGROUP_H

@@ -10,6 +10,8 @@
 // invoked"); they are dropped, and the one that names a dead rank becomes a
 // line of tp-run's. Any other banner is passed on whole.
 //
+// Private to the runtime and its tools: not installed.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TP_RUNTIME_MPIRUNJOB_H

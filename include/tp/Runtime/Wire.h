@@ -4,7 +4,7 @@
 // its result tensors, to the process that reports the run. The encoding is
 // private to one build of the project (same endianness on both ends); the
 // decoder still checks every length, so a truncated report is an error, not a
-// crash.
+// crash. Private to the runtime and its tools: not installed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #define TP_RUNTIME_WIRE_H
 
 #include "tp/Runtime/Status.h"
+#include "tp/Runtime/StepReport.h"
 #include "tp/Runtime/Tensor.h"
 
 #include <cstdint>
@@ -19,26 +20,6 @@
 #include <vector>
 
 namespace tp::rt {
-
-/// What a rank measured while running its program several times in a row
-/// (tp-run --steps): each run's wall time, the bytes its last run copied
-/// between host and device memory (zero on the CPU backend), and its
-/// process's resources after some of the steps.
-struct StepReport {
-  /// The process's resident memory and open file descriptors after `step`
-  /// (counted from 1).
-  struct Resources {
-    int32_t step = 0;
-    int64_t residentBytes = 0;
-    int32_t openFiles = 0;
-  };
-  std::vector<double> millis;
-  int64_t hostToDevice = 0, deviceToHost = 0;
-  /// The most bytes of compiled-code buffers live at once in any step
-  /// (abi::bufferPeakBytes).
-  int64_t peakBufferBytes = 0;
-  std::vector<Resources> resources;
-};
 
 /// `status` and, when it is ok, `results` and `steps`.
 std::string encodeOutcome(const Status &status,

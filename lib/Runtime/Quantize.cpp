@@ -9,6 +9,7 @@
 
 #include "tp/Runtime/Quantize.h"
 #include "tp/Runtime/Numerics.h"
+#include "tp/Runtime/ScaleLayout.h"
 
 #include <cmath>
 #include <limits>
@@ -19,17 +20,15 @@ using namespace tp::rt;
 
 namespace {
 
-constexpr int64_t kMXBlock = 32;
-constexpr int64_t kNVBlock = 16;
 constexpr int kE8M0Bias = 127;
 
 
 int64_t blockSize(Scaling mode) {
   switch (mode) {
   case Scaling::MXFP8:
-    return kMXBlock;
+    return kMXFP8BlockSize;
   case Scaling::NVFP4:
-    return kNVBlock;
+    return kNVFP4BlockSize;
   default:
     return 0;
   }

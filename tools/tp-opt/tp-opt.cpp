@@ -23,6 +23,7 @@
 #include "tp/Support/Nesting.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -49,6 +50,8 @@ int main(int argc, char **argv) {
   mlir::registerSymbolDCEPass();
   // To test tp's bufferization models on their own.
   mlir::bufferization::registerOneShotBufferizePass();
+  // To test the ops' result shapes (ReifyRankedShapedTypeOpInterface).
+  mlir::memref::registerResolveRankedShapeTypeResultDimsPass();
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "tp: async tensor parallelism optimizer driver\n", registry);

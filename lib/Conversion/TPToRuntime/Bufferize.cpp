@@ -49,24 +49,14 @@ std::optional<int32_t> tp::runtimeDTypeOf(Type type) {
 
 namespace {
 
-/// Where a dynamic result dim comes from: dim `dim` of operand `source`,
-/// times or divided by `factor`; or the constant `factor`.
-struct DimRule {
-  Value source;
-  int64_t dim = 0;
-  enum Kind { Same, Times, Divide, Constant } kind = Same;
-  int64_t factor = 1;
-};
-
-/// One op's lowering: what it stages, how its result dims follow, and the
-/// entry it calls with which attributes.
+/// One op's lowering: what it stages and the entry it calls with which
+/// attributes. Its results' sizes come from the op (ResultShapes.cpp).
 struct Lowering {
   struct Staged {
     int32_t role, index;
     Value value;
   };
   SmallVector<Staged> operands;
-  std::function<DimRule(unsigned result, int64_t dim)> dimRule;
   std::string entry;
   /// Attribute operands after (ctx, site[, grid, axes]): values and their
   /// integer widths.
@@ -93,29 +83,13 @@ static int32_t algorithmCode(std::optional<Algorithm> algorithm) {
   return TP_RT_PER_PEER;
 }
 
-/// The rule of a product's dim `d`: A's leading dims (times the group at the
-/// gathered dim `timesAt`, if any) and N from B.
-static DimRule productDim(Value a, Value b, bool transposeB, int64_t d,
-                          std::optional<int64_t> timesAt, int64_t groupSize) {
-  int64_t rank = cast<RankedTensorType>(a.getType()).getRank();
-  if (d == rank - 1)
-    return {b, transposeB ? 0 : 1};
-  if (timesAt && d == *timesAt)
-    return {a, d, DimRule::Times, groupSize};
-  return {a, d};
-}
-
 /// Fills `lowering` for `op`; fails with a diagnostic for what the runtime
 /// cannot run.
-static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
+static LogicalResult describe(Operation *op, Lowering &lowering) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](AllGatherOp o) {
         lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
-        Value in = o.getInput();
         int64_t dim = o.getDim();
-        lowering.dimRule = [=](unsigned, int64_t d) {
-          return d == dim ? DimRule{in, d, DimRule::Times, g} : DimRule{in, d};
-        };
         lowering.entry = "tp_rt_all_gather";
         lowering.hasGroup = true;
         lowering.attributes = {{dim, 64}};
@@ -123,12 +97,8 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
       })
       .Case([&](ReduceScatterOp o) {
         lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
-        Value in = o.getInput();
         int64_t dim = o.getDim();
         int64_t reduce = static_cast<int64_t>(o.getReduce());
-        lowering.dimRule = [=](unsigned, int64_t d) {
-          return d == dim ? DimRule{in, d, DimRule::Divide, g} : DimRule{in, d};
-        };
         lowering.entry = "tp_rt_reduce_scatter";
         lowering.hasGroup = true;
         lowering.attributes = {{dim, 64}, {reduce, 32}};
@@ -136,16 +106,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
       })
       .Case([&](AllToAllOp o) {
         lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
-        Value in = o.getInput();
         int64_t split = o.getSplit(), concat = o.getConcat();
-        // split == concat keeps the shape: the dim is cut and regrown by g.
-        lowering.dimRule = [=](unsigned, int64_t d) {
-          if (split != concat && d == split)
-            return DimRule{in, d, DimRule::Divide, g};
-          if (split != concat && d == concat)
-            return DimRule{in, d, DimRule::Times, g};
-          return DimRule{in, d};
-        };
         lowering.entry = "tp_rt_all_to_all";
         lowering.hasGroup = true;
         lowering.attributes = {{split, 64}, {concat, 64}};
@@ -153,9 +114,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
       })
       .Case([&](AllReduceOp o) {
         lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
-        Value in = o.getInput();
         int64_t reduce = static_cast<int64_t>(o.getReduce());
-        lowering.dimRule = [=](unsigned, int64_t d) { return DimRule{in, d}; };
         lowering.entry = "tp_rt_all_reduce";
         lowering.hasGroup = true;
         lowering.attributes = {{reduce, 32}};
@@ -166,48 +125,25 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         bool transposeB = op->hasAttr("transpose_b");
         lowering.stage(TP_RT_ROLE_INPUT, lhs);
         lowering.stage(TP_RT_ROLE_WEIGHT, rhs);
-        lowering.dimRule = [=](unsigned, int64_t d) {
-          return productDim(lhs, rhs, transposeB, d, std::nullopt, 1);
-        };
         // A batched B [batch, K, N] has its N one dim further.
-        if (auto rhsType = cast<RankedTensorType>(rhs.getType());
-            rhsType.getRank() == 3)
-          lowering.dimRule = [=](unsigned, int64_t d) {
-            if (d == 2)
-              return DimRule{rhs, transposeB ? 1 : 2};
-            return DimRule{lhs, d};
-          };
         lowering.entry = "tp_rt_matmul";
         lowering.attributes = {{transposeB, 32}};
         return success();
       })
       .Case([&](QuantizeOp o) {
-        Value in = o.getInput();
-        lowering.stage(TP_RT_ROLE_INPUT, in);
+        lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
         if (o.getAmax())
           lowering.stage(TP_RT_ROLE_AMAX, o.getAmax());
         ScalingMode mode = o.getMode();
-        int64_t rank = o.getInput().getType().getRank();
-        lowering.dimRule = [=](unsigned result, int64_t d) {
-          if (result == 1 && d == rank - 1 && mode == ScalingMode::RowWise)
-            return DimRule{in, d, DimRule::Constant, 1};
-          if (result == 1 && d == rank - 1 && mode == ScalingMode::MXFP8)
-            return DimRule{in, d, DimRule::Divide, 32};
-          if (result == 1 && d == rank - 1 && mode == ScalingMode::NVFP4)
-            return DimRule{in, d, DimRule::Divide, 16};
-          return DimRule{in, d};
-        };
         lowering.entry = "tp_rt_quantize";
         lowering.attributes = {{static_cast<int64_t>(mode), 32}};
         return success();
       })
       .Case([&](DequantizeOp o) {
-        Value in = o.getInput();
-        lowering.stage(TP_RT_ROLE_INPUT, in);
+        lowering.stage(TP_RT_ROLE_INPUT, o.getInput());
         lowering.stage(TP_RT_ROLE_INPUT_SCALE, o.getScale());
         lowering.stage(TP_RT_ROLE_INPUT_GLOBAL, o.getGlobalScale());
         int64_t mode = static_cast<int64_t>(o.getMode());
-        lowering.dimRule = [=](unsigned, int64_t d) { return DimRule{in, d}; };
         lowering.entry = "tp_rt_dequantize";
         lowering.attributes = {{mode, 32}};
         return success();
@@ -222,9 +158,6 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         lowering.stage(TP_RT_ROLE_WEIGHT_GLOBAL, o.getBGlobalScale());
         lowering.stage(TP_RT_ROLE_BIAS, o.getBias());
         int64_t mode = static_cast<int64_t>(o.getMode());
-        lowering.dimRule = [=](unsigned, int64_t d) {
-          return productDim(a, bv, true, d, std::nullopt, 1);
-        };
         lowering.entry = "tp_rt_scaled_matmul";
         lowering.attributes = {{mode, 32}};
         return success();
@@ -239,12 +172,6 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         }
         int64_t dim = o.getDim();
         bool transposeB = o.getTransposeB(), gathered = o.getReturnGathered();
-        lowering.dimRule = [=](unsigned result, int64_t d) {
-          if (gathered && result == 0)
-            return d == dim ? DimRule{a, d, DimRule::Times, g} : DimRule{a, d};
-          return productDim(a, bs[result - (gathered ? 1 : 0)], transposeB, d,
-                            dim, g);
-        };
         lowering.entry = "tp_rt_all_gather_matmul";
         lowering.hasGroup = true;
         int32_t algorithm = algorithmCode(o.getAlgorithm());
@@ -265,26 +192,7 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         }
         int64_t split = o.getSplit(), concat = o.getConcat();
         bool transposeB = o.getTransposeB(), exchanged = o.getReturnExchanged();
-        // The exchanged A: split divided by the group size, concat times it
-        // (both at once leave a dim whole).
-        auto exchangedDim = [=](int64_t d) {
-          if (split == concat || (d != split && d != concat))
-            return DimRule{a, d};
-          return d == split ? DimRule{a, d, DimRule::Divide, g}
-                            : DimRule{a, d, DimRule::Times, g};
-        };
-        int64_t last = cast<RankedTensorType>(a.getType()).getRank() - 1;
         // A product has the exchanged A's dims but the last, which is B's N.
-        lowering.dimRule = [=](unsigned result, int64_t d) {
-          if (exchanged && result == 0)
-            return exchangedDim(d);
-          if (d == last) {
-            Value b = bs[result - (exchanged ? 1 : 0)];
-            int64_t bRank = cast<RankedTensorType>(b.getType()).getRank();
-            return DimRule{b, bRank - (transposeB ? 2 : 1)};
-          }
-          return exchangedDim(d);
-        };
         lowering.entry = "tp_rt_all_to_all_matmul";
         lowering.hasGroup = true;
         int32_t algorithm = algorithmCode(o.getAlgorithm());
@@ -301,21 +209,6 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         lowering.stage(TP_RT_ROLE_WEIGHT, b);
         int64_t split = o.getSplit(), concat = o.getConcat();
         bool transposeB = o.getTransposeB(), product = o.getReturnProduct();
-        int64_t last = cast<RankedTensorType>(a.getType()).getRank() - 1;
-        int64_t bRank = cast<RankedTensorType>(b.getType()).getRank();
-        // The product has A's dims but the last, which is B's N; the
-        // exchanged result divides split by the group size and multiplies
-        // concat by it (both at once leave a dim whole).
-        lowering.dimRule = [=](unsigned result, int64_t d) {
-          DimRule rule = d == last ? DimRule{b, bRank - (transposeB ? 2 : 1)}
-                                   : DimRule{a, d};
-          bool exchanged = result == (product ? 1u : 0u);
-          if (exchanged && split != concat && (d == split || d == concat)) {
-            rule.kind = d == split ? DimRule::Divide : DimRule::Times;
-            rule.factor = g;
-          }
-          return rule;
-        };
         lowering.entry = "tp_rt_matmul_all_to_all";
         lowering.hasGroup = true;
         int32_t algorithm = algorithmCode(o.getAlgorithm());
@@ -334,21 +227,6 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
           lowering.stage(TP_RT_ROLE_WEIGHT, other, i);
         int64_t dim = o.getDim();
         bool gathered = o.getReturnGathered(), gatheredLhs = o.getGatheredLhs();
-        bool xKLeading = o.isXKLeading(), otherKLeading = o.isOtherKLeading();
-        // A product is [free of the lhs, free of the rhs].
-        auto freeDim = [](Value v, bool kLeading) {
-          return DimRule{v, kLeading ? cast<RankedTensorType>(v.getType())
-                                               .getRank() -
-                                           1
-                                     : 0};
-        };
-        lowering.dimRule = [=](unsigned result, int64_t d) {
-          if (gathered && result == 0)
-            return d == dim ? DimRule{x, d, DimRule::Times, g} : DimRule{x, d};
-          Value other = others[result - (gathered ? 1 : 0)];
-          bool xSide = (d == 0) == gatheredLhs;
-          return xSide ? freeDim(x, xKLeading) : freeDim(other, otherKLeading);
-        };
         lowering.entry = "tp_rt_all_gather_contract";
         lowering.hasGroup = true;
         int32_t algorithm = algorithmCode(o.getAlgorithm());
@@ -379,15 +257,6 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
         int64_t dim = o.getDim();
         bool gathered = o.getReturnGathered();
         int64_t mode = static_cast<int64_t>(o.getMode());
-        lowering.dimRule = [=](unsigned result, int64_t d) {
-          if (gathered && result < 2) {
-            Value source = result == 0 ? a : aScale;
-            return d == dim ? DimRule{source, d, DimRule::Times, g}
-                            : DimRule{source, d};
-          }
-          return productDim(a, bs[result - (gathered ? 2 : 0)], true, d, dim,
-                            g);
-        };
         lowering.entry = "tp_rt_all_gather_matmul";
         lowering.hasGroup = true;
         int32_t algorithm = algorithmCode(o.getAlgorithm());
@@ -432,15 +301,6 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
                 (plain ? plain.getChunks() : scaled.getChunks()).value_or(0);
             int64_t streams =
                 (plain ? plain.getStreams() : scaled.getStreams()).value_or(0);
-            lowering.dimRule = [=](unsigned result, int64_t d) {
-              DimRule rule = productDim(a, bv, transposeB, d, std::nullopt, 1);
-              bool isReduced = result == (unreduced ? 1u : 0u);
-              if (isReduced && d == dim) {
-                rule.kind = DimRule::Divide;
-                rule.factor = g;
-              }
-              return rule;
-            };
             lowering.entry = "tp_rt_matmul_reduce_scatter";
             lowering.hasGroup = true;
             int32_t algorithmValue = algorithmCode(algorithm);
@@ -456,25 +316,6 @@ static LogicalResult describe(Operation *op, int64_t g, Lowering &lowering) {
       });
 }
 
-/// The size of dim `d` of `buffer` as an index value.
-static Value dimOf(OpBuilder &b, Location loc, Value buffer, int64_t d) {
-  return memref::DimOp::create(b, loc, buffer, d);
-}
-
-/// The size of result dim `d` of `rule`, from the operands' buffers.
-static Value sizeOf(OpBuilder &b, Location loc, const DimRule &rule,
-                    const DenseMap<Value, Value> &buffers) {
-  if (rule.kind == DimRule::Constant)
-    return arith::ConstantIndexOp::create(b, loc, rule.factor);
-  Value size = dimOf(b, loc, buffers.lookup(rule.source), rule.dim);
-  if (rule.kind == DimRule::Same)
-    return size;
-  Value factor = arith::ConstantIndexOp::create(b, loc, rule.factor);
-  if (rule.kind == DimRule::Times)
-    return arith::MulIOp::create(b, loc, size, factor);
-  return arith::DivUIOp::create(b, loc, size, factor);
-}
-
 static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
                                         const BufferizationOptions &options,
                                         BufferizationState &state) {
@@ -482,7 +323,6 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
   Value ctx = runtime::rankContextOf(op);
   if (!ctx)
     return failure();
-  int64_t groupSize = 1;
   SmallVector<int64_t> gridShape, axes;
   if (auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid")) {
     SymbolTableCollection table;
@@ -496,13 +336,12 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
       return op->emitError("grid @")
              << gridRef.getValue()
              << " has a dynamic size; compiled programs need static grids";
-    groupSize = group->size;
     gridShape.assign(group->grid.getShape().begin(),
                      group->grid.getShape().end());
     axes.assign(axesAttr.asArrayRef().begin(), axesAttr.asArrayRef().end());
   }
   Lowering lowering;
-  if (failed(describe(op, groupSize, lowering)))
+  if (failed(describe(op, lowering)))
     return failure();
 
   // Buffers: the operands', and one new buffer per result.
@@ -511,14 +350,17 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
     Value buffer;
   };
   SmallVector<Staging> staging;
-  DenseMap<Value, Value> buffers;
   for (const Lowering::Staged &s : lowering.operands) {
     FailureOr<Value> buffer = getBuffer(rewriter, s.value, options, state);
     if (failed(buffer))
       return failure();
-    buffers[s.value] = *buffer;
     staging.push_back({s.role, s.index, *buffer});
   }
+  // Each result's sizes, from the op's own shape rules; operand dims are
+  // read before the call.
+  ReifiedRankedShapedTypeDims shapes;
+  if (failed(reifyResultShapes(rewriter, op, shapes)))
+    return op->emitError("cannot size its results from its operands");
   SmallVector<Value> results;
   for (auto [i, result] : llvm::enumerate(op->getResults())) {
     auto type = cast<RankedTensorType>(result.getType());
@@ -526,7 +368,7 @@ static LogicalResult lowerToRuntimeCall(Operation *op, RewriterBase &rewriter,
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
         dynamicSizes.push_back(
-            sizeOf(rewriter, loc, lowering.dimRule(i, d), buffers));
+            getValueOrCreateConstantIndexOp(rewriter, loc, shapes[i][d]));
     auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
     FailureOr<Value> alloc =
         options.createAlloc(rewriter, loc, memrefType, dynamicSizes);

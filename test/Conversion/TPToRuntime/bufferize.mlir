@@ -85,10 +85,10 @@ func.func @reduce_scatter_dynamic(%a: tensor<?x16xf32>, %b: tensor<16x8xf32>, %c
 // CHECK-LABEL: func.func @quantize_dynamic(
 // CHECK-SAME:    %[[CTX:.*]]: !llvm.ptr {tp.rank_context}, %[[X:.*]]: memref<4x?xf32, {{.*}}>)
 // CHECK:         %[[K:.*]] = memref.dim %[[X]], %{{.*}}
-// CHECK:         memref.alloc(%[[K]]) {{.*}} : memref<4x?xf8E4M3FN>
 // CHECK:         %[[K2:.*]] = memref.dim %[[X]], %{{.*}}
 // CHECK:         %[[BLOCK:.*]] = arith.constant 32 : index
 // CHECK:         %[[BLOCKS:.*]] = arith.divui %[[K2]], %[[BLOCK]] : index
+// CHECK:         memref.alloc(%[[K]]) {{.*}} : memref<4x?xf8E4M3FN>
 // CHECK:         memref.alloc(%[[BLOCKS]]) {{.*}} : memref<4x?xf8E8M0FNU>
 // CHECK:         func.call @tp_rt_buffer_f8E4M3FN(
 // CHECK:         func.call @tp_rt_buffer_f8E8M0FNU(
@@ -121,9 +121,9 @@ shard.grid @tp(shape = 4)
 // CHECK-LABEL: func.func @contract_dynamic(
 // CHECK-SAME:    %[[CTX:.*]]: !llvm.ptr {tp.rank_context}, %[[A:.*]]: memref<?x4xf32, {{.*}}>, %[[B:.*]]: memref<16x?xf32, {{.*}}>)
 // CHECK:         %[[GM:.*]] = memref.dim %[[A]], %{{.*}}
-// CHECK:         %[[G:.*]] = memref.alloc(%[[GM]]) {{.*}} : memref<?x16xf32>
 // CHECK:         %[[PM:.*]] = memref.dim %[[A]], %{{.*}}
 // CHECK:         %[[PN:.*]] = memref.dim %[[B]], %{{.*}}
+// CHECK:         %[[G:.*]] = memref.alloc(%[[GM]]) {{.*}} : memref<?x16xf32>
 // CHECK:         %[[P:.*]] = memref.alloc(%[[PM]], %[[PN]]) {{.*}} : memref<?x?xf32>
 // CHECK:           %[[DIM:.*]] = arith.constant 1 : i64
 // CHECK-NEXT:      %[[LHS:.*]] = arith.constant 1 : i32

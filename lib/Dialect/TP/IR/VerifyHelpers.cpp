@@ -1,6 +1,7 @@
 //===- VerifyHelpers.cpp - shape rules shared by tp verifiers -------------===//
 
 #include "VerifyHelpers.h"
+#include "tp/Runtime/ScaleLayout.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/MathExtras.h"
@@ -22,14 +23,14 @@ static std::string formatAxes(ArrayRef<int16_t> axes) {
   return text + "]";
 }
 
-std::optional<int64_t> tp::checkedMul(int64_t a, int64_t b) {
+std::optional<int64_t> mlir::tp::checkedMul(int64_t a, int64_t b) {
   int64_t product;
   if (llvm::MulOverflow(a, b, product))
     return std::nullopt;
   return product;
 }
 
-LogicalResult tp::verifyTensorSizesFit(Operation *op) {
+LogicalResult mlir::tp::verifyTensorSizesFit(Operation *op) {
   auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
     auto shaped = dyn_cast<RankedTensorType>(type);
     if (!shaped)
@@ -65,9 +66,10 @@ LogicalResult tp::verifyTensorSizesFit(Operation *op) {
 // Groups
 //===----------------------------------------------------------------------===//
 
-FailureOr<GroupInfo> tp::resolveGroup(Operation *op, FlatSymbolRefAttr gridRef,
-                                      ArrayRef<int16_t> axes,
-                                      SymbolTableCollection &symbolTable) {
+FailureOr<GroupInfo>
+mlir::tp::resolveGroup(Operation *op, FlatSymbolRefAttr gridRef,
+                       ArrayRef<int16_t> axes,
+                       SymbolTableCollection &symbolTable) {
   auto grid = symbolTable.lookupNearestSymbolFrom<shard::GridOp>(op, gridRef);
   if (!grid)
     return op->emitOpError("'grid' ")
@@ -109,7 +111,7 @@ FailureOr<GroupInfo> tp::resolveGroup(Operation *op, FlatSymbolRefAttr gridRef,
   return info;
 }
 
-std::optional<int64_t> tp::getStaticGroupSize(Operation *op) {
+std::optional<int64_t> mlir::tp::getStaticGroupSize(Operation *op) {
   auto gridRef = op->getAttrOfType<FlatSymbolRefAttr>("grid");
   auto axes = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes");
   if (!gridRef || !axes)
@@ -133,7 +135,7 @@ std::optional<int64_t> tp::getStaticGroupSize(Operation *op) {
   return size;
 }
 
-int64_t tp::scaleExtent(int64_t extent, int64_t groupSize) {
+int64_t mlir::tp::scaleExtent(int64_t extent, int64_t groupSize) {
   if (ShapedType::isDynamic(extent) || ShapedType::isDynamic(groupSize))
     return ShapedType::kDynamic;
   std::optional<int64_t> scaled = checkedMul(extent, groupSize);
@@ -358,11 +360,13 @@ LogicalResult rules::verifyScaledOperand(Operation *op, StringRef dataName,
     shape.back() = 1;
     break;
   case ScalingMode::MXFP8:
-    if (failed(blocked(32, b.getType<Float8E8M0FNUType>())))
+    if (failed(
+            blocked(::tp::rt::kMXFP8BlockSize, b.getType<Float8E8M0FNUType>())))
       return failure();
     break;
   case ScalingMode::NVFP4:
-    if (failed(blocked(16, b.getType<Float8E4M3FNType>())))
+    if (failed(
+            blocked(::tp::rt::kNVFP4BlockSize, b.getType<Float8E4M3FNType>())))
       return failure();
     break;
   }

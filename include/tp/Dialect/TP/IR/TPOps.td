@@ -20,6 +20,12 @@ def TP_TensorSizesFit : NativeOpTrait<"TensorSizesFit"> {
   let cppNamespace = "::mlir::tp";
 }
 
+// Result dims from operand dims (ResultShapes.cpp): bufferization allocates
+// results from them, upstream's shape folding sees through the op.
+defvar TP_ReifiesShapes =
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+                              ["reifyResultShapes"]>;
+
 class TP_Op<string mnemonic, list<Trait> traits = []>
     : Op<TP_Dialect, mnemonic, !listconcat([TP_TensorSizesFit], traits)>;
 
@@ -56,7 +62,7 @@ def TP_AmaxTensor : 0DTensorOf<[F32]>,
 // Collectives
 //===----------------------------------------------------------------------===//
 
-def TP_AllGatherOp : TP_GroupOp<"all_gather"> {
+def TP_AllGatherOp : TP_GroupOp<"all_gather", [TP_ReifiesShapes]> {
   let summary = "concatenate the shards of a group along one dimension";
   let description = [{
     Every rank of the group receives the concatenation, in group-rank order, of
@@ -80,7 +86,7 @@ def TP_AllGatherOp : TP_GroupOp<"all_gather"> {
   let hasFolder = 1;
 }
 
-def TP_ReduceScatterOp : TP_GroupOp<"reduce_scatter"> {
+def TP_ReduceScatterOp : TP_GroupOp<"reduce_scatter", [TP_ReifiesShapes]> {
   let summary = "reduce across a group, then keep this rank's slice";
   let description = [{
     Combines the ranks' `input` element-wise with `reduce`, splits the result
@@ -104,7 +110,7 @@ def TP_ReduceScatterOp : TP_GroupOp<"reduce_scatter"> {
   let hasFolder = 1;
 }
 
-def TP_AllReduceOp : TP_GroupOp<"all_reduce", [AllTypesMatch<["input", "result"]>]> {
+def TP_AllReduceOp : TP_GroupOp<"all_reduce", [TP_ReifiesShapes, AllTypesMatch<["input", "result"]>]> {
   let summary = "reduce across a group; every rank gets the whole result";
   let arguments = !con((ins AnyRankedTensor:$input), groupArgs,
                        (ins TP_ReductionKindAttr:$reduce));
@@ -117,7 +123,7 @@ def TP_AllReduceOp : TP_GroupOp<"all_reduce", [AllTypesMatch<["input", "result"]
   let hasFolder = 1;
 }
 
-def TP_AllToAllOp : TP_GroupOp<"all_to_all"> {
+def TP_AllToAllOp : TP_GroupOp<"all_to_all", [TP_ReifiesShapes]> {
   let summary = "exchange blocks between the ranks of a group";
   let description = [{
     Every rank cuts its `input` along dimension `split` into group-size equal
@@ -167,7 +173,7 @@ def TP_GroupRankOp : TP_GroupOp<"group_rank"> {
 // Compute
 //===----------------------------------------------------------------------===//
 
-def TP_MatmulOp : TP_Op<"matmul", [Pure,
+def TP_MatmulOp : TP_Op<"matmul", [TP_ReifiesShapes, Pure,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "2-D matrix product, optionally with B given as [N, K]";
   let description = [{
@@ -186,7 +192,7 @@ def TP_MatmulOp : TP_Op<"matmul", [Pure,
   let hasCanonicalizeMethod = 1;
 }
 
-def TP_BatchMatmulOp : TP_Op<"batch_matmul", [Pure,
+def TP_BatchMatmulOp : TP_Op<"batch_matmul", [TP_ReifiesShapes, Pure,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "batched matrix product; a 2-D B is broadcast over the batch";
   let description = [{
@@ -205,7 +211,7 @@ def TP_BatchMatmulOp : TP_Op<"batch_matmul", [Pure,
   let hasCanonicalizeMethod = 1;
 }
 
-def TP_BiasAddOp : TP_Op<"bias_add", [Pure,
+def TP_BiasAddOp : TP_Op<"bias_add", [TP_ReifiesShapes, Pure,
     AllTypesMatch<["input", "result"]>, AllElementTypesMatch<["input", "bias"]>]> {
   let summary = "add a vector along the last dimension";
   let arguments = (ins TP_FloatTensor:$input, TP_FloatTensor:$bias);
@@ -253,7 +259,7 @@ def TP_LinearOp : TP_GroupOp<"linear"> {
 // Quantization
 //===----------------------------------------------------------------------===//
 
-def TP_QuantizeOp : TP_Op<"quantize", [Pure]> {
+def TP_QuantizeOp : TP_Op<"quantize", [TP_ReifiesShapes, Pure]> {
   let summary = "quantize to FP8/FP4, computing scales from the data (amax)";
   let description = [{
     Returns the low-precision data and its dequantization scales, so that
@@ -289,7 +295,7 @@ def TP_QuantizeOp : TP_Op<"quantize", [Pure]> {
   let hasVerifier = 1;
 }
 
-def TP_DequantizeOp : TP_Op<"dequantize", [Pure]> {
+def TP_DequantizeOp : TP_Op<"dequantize", [TP_ReifiesShapes, Pure]> {
   let summary = "expand FP8/FP4 data with its scales to a float tensor";
   let arguments = (ins TP_LowPrecisionTensor:$input, TP_ScaleTensor:$scale,
                        Optional<TP_GlobalScaleTensor>:$global_scale,
@@ -302,7 +308,7 @@ def TP_DequantizeOp : TP_Op<"dequantize", [Pure]> {
   let hasVerifier = 1;
 }
 
-def TP_ScaledMatmulOp : TP_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments]> {
+def TP_ScaledMatmulOp : TP_Op<"scaled_matmul", [TP_ReifiesShapes, Pure, AttrSizedOperandSegments]> {
   let summary = "low-precision matrix product with dequantization scales";
   let description = [{
     `result = (dequantize(a) @ dequantize(b)^T) + bias`, computed with f32
@@ -330,7 +336,7 @@ def TP_ScaledMatmulOp : TP_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments]>
 // Fused collective-matmul ops
 //===----------------------------------------------------------------------===//
 
-def TP_AllGatherMatmulOp : TP_GroupOp<"all_gather_matmul", [AttrSizedOperandSegments]> {
+def TP_AllGatherMatmulOp : TP_GroupOp<"all_gather_matmul", [TP_ReifiesShapes, AttrSizedOperandSegments]> {
   let summary = "all-gather A along `dim`, multiplied by each B as it arrives";
   let description = [{
     Equal in meaning to `g = tp.all_gather a dim` followed by, for each B,
@@ -374,7 +380,7 @@ def TP_AllGatherMatmulOp : TP_GroupOp<"all_gather_matmul", [AttrSizedOperandSegm
   let hasVerifier = 1;
 }
 
-def TP_AllToAllMatmulOp : TP_GroupOp<"all_to_all_matmul", [AttrSizedOperandSegments]> {
+def TP_AllToAllMatmulOp : TP_GroupOp<"all_to_all_matmul", [TP_ReifiesShapes, AttrSizedOperandSegments]> {
   let summary = "all-to-all A, each arriving block multiplied by each B";
   let description = [{
     Equal in meaning to `x = tp.all_to_all a split = s concat = c` followed
@@ -427,7 +433,7 @@ def TP_AllToAllMatmulOp : TP_GroupOp<"all_to_all_matmul", [AttrSizedOperandSegme
   let hasVerifier = 1;
 }
 
-def TP_MatmulAllToAllOp : TP_GroupOp<"matmul_all_to_all"> {
+def TP_MatmulAllToAllOp : TP_GroupOp<"matmul_all_to_all", [TP_ReifiesShapes]> {
   let summary = "A @ B, each peer's block computed and sent while the next "
                 "is computed";
   let description = [{
@@ -478,7 +484,7 @@ def TP_MatmulAllToAllOp : TP_GroupOp<"matmul_all_to_all"> {
 }
 
 def TP_MatmulReduceScatterOp : TP_GroupOp<"matmul_reduce_scatter",
-    [AttrSizedOperandSegments]> {
+    [TP_ReifiesShapes, AttrSizedOperandSegments]> {
   let summary = "A @ B reduce-scattered along `dim`, chunk by chunk";
   let description = [{
     Equal in meaning to `p = a @ b (+ addend)` (leading dims of `a` are batch
@@ -513,7 +519,7 @@ def TP_MatmulReduceScatterOp : TP_GroupOp<"matmul_reduce_scatter",
   let hasVerifier = 1;
 }
 
-def TP_AllGatherContractOp : TP_GroupOp<"all_gather_contract"> {
+def TP_AllGatherContractOp : TP_GroupOp<"all_gather_contract", [TP_ReifiesShapes]> {
   let summary = "all-gather a matmul operand along its contraction dim; "
                 "each shard's product accumulates";
   let description = [{
@@ -570,7 +576,7 @@ def TP_AllGatherContractOp : TP_GroupOp<"all_gather_contract"> {
 }
 
 def TP_AllGatherScaledMatmulOp : TP_GroupOp<"all_gather_scaled_matmul",
-    [AttrSizedOperandSegments]> {
+    [TP_ReifiesShapes, AttrSizedOperandSegments]> {
   let summary = "all-gather low-precision A (and its scales), scaled matmul per B";
   let description = [{
     Equal in meaning to gathering `a` along `dim` (and `a_scale` along the
@@ -620,7 +626,7 @@ def TP_AllGatherScaledMatmulOp : TP_GroupOp<"all_gather_scaled_matmul",
 }
 
 def TP_ScaledMatmulReduceScatterOp : TP_GroupOp<"scaled_matmul_reduce_scatter",
-    [AttrSizedOperandSegments]> {
+    [TP_ReifiesShapes, AttrSizedOperandSegments]> {
   let summary = "low-precision A @ B^T reduce-scattered along `dim`";
   let description = [{
     Equal in meaning to `tp.scaled_matmul` (A [..., M, K], B [N, K]; leading

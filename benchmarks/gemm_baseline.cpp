@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
   }
   long m = std::atol(argv[1]), n = std::atol(argv[2]), k = std::atol(argv[3]);
   int repeats = argc > 4 ? std::atoi(argv[4]) : 5;
-  tp::rt::configureCpuThreads(1);
+  mlir::tp::rt::configureCpuThreads(1);
   std::vector<float> a(m * k), b(k * n), c(m * n);
   for (size_t i = 0; i < a.size(); ++i)
     a[i] = static_cast<float>(i % 13) / 13.0f - 0.5f;

@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 
 namespace {
 
@@ -169,7 +169,7 @@ callsOf(bool gather, int me, const Schedule &schedule, int64_t share) {
 
 } // namespace
 
-int tp::bench::gemmSweep(const char *csvPath, int repeat) {
+int mlir::tp::bench::gemmSweep(const char *csvPath, int repeat) {
   Sweep sweep;
   sweep.repeat = repeat;
   if (Status s = sweep.init(); !s.isOk()) {

@@ -38,8 +38,8 @@
 #include <string>
 #include <vector>
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 
 namespace {
 
@@ -422,7 +422,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (sweepFile)
-    return tp::bench::gemmSweep(sweepFile, repeatGiven ? b.repeat : 3);
+    return mlir::tp::bench::gemmSweep(sweepFile, repeatGiven ? b.repeat : 3);
   b.init();
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));

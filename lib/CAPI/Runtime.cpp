@@ -8,17 +8,17 @@
 
 using namespace mlir;
 
-static ::tp::rt::Tensor *unwrapTensor(TPTensor t) {
-  return static_cast<::tp::rt::Tensor *>(t.ptr);
+static ::mlir::tp::rt::Tensor *unwrapTensor(TPTensor t) {
+  return static_cast<::mlir::tp::rt::Tensor *>(t.ptr);
 }
 
 TPTensor tpTensorCreate(const char *dtype, const int64_t *shape,
                         intptr_t rank) {
-  std::optional<::tp::rt::DType> type = ::tp::rt::parseDType(dtype);
+  std::optional<::mlir::tp::rt::DType> type = ::mlir::tp::rt::parseDType(dtype);
   if (!type || rank < 0)
     return TPTensor{nullptr};
-  return TPTensor{
-      new ::tp::rt::Tensor(*type, std::vector<int64_t>(shape, shape + rank))};
+  return TPTensor{new ::mlir::tp::rt::Tensor(
+      *type, std::vector<int64_t>(shape, shape + rank))};
 }
 
 void tpTensorDestroy(TPTensor tensor) { delete unwrapTensor(tensor); }
@@ -54,7 +54,7 @@ MlirLogicalResult tpRunSPMD(MlirOperation func, int ranks, const char *backend,
   std::vector<mlir::tp::RankValues> perRank(ranks);
   for (int r = 0; r < ranks; ++r)
     for (size_t i = 0; i < numArgs; ++i) {
-      ::tp::rt::Tensor *t = unwrapTensor(inputs[r * numArgs + i]);
+      ::mlir::tp::rt::Tensor *t = unwrapTensor(inputs[r * numArgs + i]);
       if (!t)
         return report("tpRunSPMD: input " + std::to_string(i) + " of rank " +
                       std::to_string(r) + " is null");
@@ -63,12 +63,13 @@ MlirLogicalResult tpRunSPMD(MlirOperation func, int ranks, const char *backend,
   mlir::tp::ExecutionOptions options;
   options.ranks = ranks;
   options.backend = backend ? backend : "cpu";
-  ::tp::rt::Status status = mlir::tp::executeSPMD(entry, options, perRank);
+  ::mlir::tp::rt::Status status =
+      mlir::tp::executeSPMD(entry, options, perRank);
   if (!status.isOk())
     return report(status.message());
   for (int r = 0; r < ranks; ++r)
     for (size_t j = 0; j < numResults; ++j)
       results[r * numResults + j] =
-          TPTensor{new ::tp::rt::Tensor(perRank[r].results[j])};
+          TPTensor{new ::mlir::tp::rt::Tensor(perRank[r].results[j])};
   return mlirLogicalResultSuccess();
 }

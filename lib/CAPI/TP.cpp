@@ -13,13 +13,13 @@
 
 using namespace mlir;
 
-MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(TP, tp, tp::TPDialect)
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(TP, tp, mlir::tp::TPDialect)
 
 void tpRegisterDialects(MlirDialectRegistry registry) {
-  tp::registerTPDialects(*unwrap(registry));
+  mlir::tp::registerTPDialects(*unwrap(registry));
 }
 
-void tpRegisterPasses(void) { tp::registerTPPassesAndPipelines(); }
+void tpRegisterPasses(void) { mlir::tp::registerTPPassesAndPipelines(); }
 
 TPAsyncTPPipelineOptions tpAsyncTPPipelineOptionsDefault(void) {
   return TPAsyncTPPipelineOptions{/*emitRemarks=*/false,
@@ -29,7 +29,7 @@ TPAsyncTPPipelineOptions tpAsyncTPPipelineOptionsDefault(void) {
 }
 
 /// Pass options are not copyable: fill the caller's.
-static void setPipelineOptions(tp::AsyncTPPipelineOptions &result,
+static void setPipelineOptions(mlir::tp::AsyncTPPipelineOptions &result,
                                TPAsyncTPPipelineOptions options) {
   result.emitRemarks = options.emitRemarks;
   result.tensorParallelAxis = options.tensorParallelAxis;
@@ -39,18 +39,18 @@ static void setPipelineOptions(tp::AsyncTPPipelineOptions &result,
 
 void tpAddAsyncTPPipeline(MlirOpPassManager pm,
                           TPAsyncTPPipelineOptions options) {
-  tp::AsyncTPPipelineOptions pipelineOptions;
+  mlir::tp::AsyncTPPipelineOptions pipelineOptions;
   setPipelineOptions(pipelineOptions, options);
-  tp::buildAsyncTPPipeline(*unwrap(pm), pipelineOptions);
+  mlir::tp::buildAsyncTPPipeline(*unwrap(pm), pipelineOptions);
 }
 
 MlirLogicalResult tpRunAsyncTPPipeline(MlirModule module,
                                        TPAsyncTPPipelineOptions options) {
   ModuleOp op = unwrap(module);
   PassManager pm(op->getName());
-  tp::AsyncTPPipelineOptions pipelineOptions;
+  mlir::tp::AsyncTPPipelineOptions pipelineOptions;
   setPipelineOptions(pipelineOptions, options);
-  tp::buildAsyncTPPipeline(pm, pipelineOptions);
+  mlir::tp::buildAsyncTPPipeline(pm, pipelineOptions);
   return wrap(pm.run(op));
 }
 
@@ -60,17 +60,17 @@ TPLowerToLLVMOptions tpLowerToLLVMOptionsDefault(void) {
 
 void tpAddLowerToLLVMPipeline(MlirOpPassManager pm,
                               TPLowerToLLVMOptions options) {
-  tp::LowerToLLVMOptions pipelineOptions;
+  mlir::tp::LowerToLLVMOptions pipelineOptions;
   pipelineOptions.runtimeChecks = options.runtimeChecks;
-  tp::buildLowerToLLVMPipeline(*unwrap(pm), pipelineOptions);
+  mlir::tp::buildLowerToLLVMPipeline(*unwrap(pm), pipelineOptions);
 }
 
 MlirLogicalResult tpRunLowerToLLVMPipeline(MlirModule module,
                                            TPLowerToLLVMOptions options) {
   ModuleOp op = unwrap(module);
   PassManager pm(op->getName());
-  tp::LowerToLLVMOptions pipelineOptions;
+  mlir::tp::LowerToLLVMOptions pipelineOptions;
   pipelineOptions.runtimeChecks = options.runtimeChecks;
-  tp::buildLowerToLLVMPipeline(pm, pipelineOptions);
+  mlir::tp::buildLowerToLLVMPipeline(pm, pipelineOptions);
   return wrap(pm.run(op));
 }

@@ -120,8 +120,9 @@ rt::Status mlir::tp::makeRandomInputs(
                                std::to_string(rank) + ": " + error);
     // A `tp.replicated` argument is the same on every rank, as the program
     // promises; the others differ per rank.
-    uint64_t streamRank =
-        entry.getArgAttr(i, tp::kReplicatedArgAttrName) ? 0 : uint64_t(rank);
+    uint64_t streamRank = entry.getArgAttr(i, mlir::tp::kReplicatedArgAttrName)
+                              ? 0
+                              : uint64_t(rank);
     uint64_t stream = mix(seed ^ mix(streamRank << 32 ^ i));
     for (int64_t k = 0, n = tensor.numElements(); k < n; ++k) {
       uint64_t bits = mix(stream + k);

@@ -17,7 +17,7 @@ using namespace mlir;
 
 namespace {
 struct TPApproximateMathPass
-    : tp::impl::TPApproximateMathBase<TPApproximateMathPass> {
+    : mlir::tp::impl::TPApproximateMathBase<TPApproximateMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);

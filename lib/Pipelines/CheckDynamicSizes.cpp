@@ -35,7 +35,7 @@ static void assertAgainstZero(Operation *op, Value value,
   Value zero = arith::ConstantOp::create(b, loc, value.getType(),
                                          b.getZeroAttr(value.getType()));
   Value holds = arith::CmpIOp::create(b, loc, predicate, value, zero);
-  cf::AssertOp::create(b, loc, holds, tp::runtimeCheckFailure(op, what));
+  cf::AssertOp::create(b, loc, holds, mlir::tp::runtimeCheckFailure(op, what));
 }
 
 /// Asserts every size in `sizes` that is not a constant is not negative.
@@ -48,7 +48,7 @@ static void checkSizes(Operation *op, ValueRange sizes) {
 
 namespace {
 struct TPCheckDynamicSizesPass
-    : tp::impl::TPCheckDynamicSizesBase<TPCheckDynamicSizesPass> {
+    : mlir::tp::impl::TPCheckDynamicSizesBase<TPCheckDynamicSizesPass> {
   void runOnOperation() override {
     getOperation()->walk([](Operation *op) {
       TypeSwitch<Operation *>(op)

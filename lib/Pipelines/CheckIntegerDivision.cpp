@@ -41,7 +41,7 @@ static void guard(Operation *op, Value lhs, Value rhs, bool isSigned) {
   Value nonZero =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rhs, zero);
   cf::AssertOp::create(b, loc, nonZero,
-                       tp::runtimeCheckFailure(op, "divides by zero"));
+                       mlir::tp::runtimeCheckFailure(op, "divides by zero"));
   // i1's minimum is -1 itself: -1 / -1 overflows too.
   if (!isSigned)
     return;
@@ -57,12 +57,12 @@ static void guard(Operation *op, Value lhs, Value rhs, bool isSigned) {
       arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
   cf::AssertOp::create(
       b, loc, fits,
-      tp::runtimeCheckFailure(op, "overflows (the minimum over -1)"));
+      mlir::tp::runtimeCheckFailure(op, "overflows (the minimum over -1)"));
 }
 
 namespace {
 struct TPCheckIntegerDivisionPass
-    : tp::impl::TPCheckIntegerDivisionBase<TPCheckIntegerDivisionPass> {
+    : mlir::tp::impl::TPCheckIntegerDivisionBase<TPCheckIntegerDivisionPass> {
   void runOnOperation() override {
     getOperation()->walk([](Operation *op) {
       TypeSwitch<Operation *>(op)

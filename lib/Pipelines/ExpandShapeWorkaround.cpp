@@ -78,7 +78,7 @@ struct ExpandShapeToReinterpretCast
 };
 
 struct TPExpandMultiDynamicReshapesPass
-    : tp::impl::TPExpandMultiDynamicReshapesBase<
+    : mlir::tp::impl::TPExpandMultiDynamicReshapesBase<
           TPExpandMultiDynamicReshapesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());

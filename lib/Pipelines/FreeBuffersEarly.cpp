@@ -111,7 +111,7 @@ Operation *lastUseOf(Value buffer, memref::DeallocOp dealloc) {
 }
 
 struct FreeBuffersEarlyPass
-    : tp::impl::TPFreeBuffersEarlyBase<FreeBuffersEarlyPass> {
+    : mlir::tp::impl::TPFreeBuffersEarlyBase<FreeBuffersEarlyPass> {
   void runOnOperation() override {
     SmallVector<memref::DeallocOp> deallocs;
     getOperation()->walk([&](memref::DeallocOp op) { deallocs.push_back(op); });

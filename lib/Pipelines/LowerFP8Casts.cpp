@@ -32,7 +32,7 @@ static Value convertFloat(OpBuilder &b, Location loc, Value value,
 
 namespace {
 struct TPLowerFP8CastsPass
-    : tp::impl::TPLowerFP8CastsBase<TPLowerFP8CastsPass> {
+    : mlir::tp::impl::TPLowerFP8CastsBase<TPLowerFP8CastsPass> {
   void runOnOperation() override {
     SmallVector<Operation *> casts;
     getOperation().walk([&](Operation *op) {

@@ -67,7 +67,7 @@ using namespace mlir;
 // TOSA
 //===----------------------------------------------------------------------===//
 
-void tp::buildTosaToLinalgPipeline(OpPassManager &pm) {
+void mlir::tp::buildTosaToLinalgPipeline(OpPassManager &pm) {
   // Upstream's own order (tosa-to-linalg-pipeline, without its validation,
   // which would demand a target environment frontends do not attach):
   // decompositions, shape inference, named ops (matmul, convolutions,
@@ -90,9 +90,9 @@ namespace {
 /// `tp-lower-tosa`: the TOSA lowering above, run only on a module that has
 /// TOSA ops (a module without any is left exactly as it is: no canonicalizer,
 /// no folding), then a located error for any TOSA op still there.
-struct LowerTosaPass : tp::impl::TPLowerTosaBase<LowerTosaPass> {
+struct LowerTosaPass : mlir::tp::impl::TPLowerTosaBase<LowerTosaPass> {
   LowerTosaPass() : pipeline(ModuleOp::getOperationName()) {
-    tp::buildTosaToLinalgPipeline(pipeline);
+    mlir::tp::buildTosaToLinalgPipeline(pipeline);
   }
   LowerTosaPass(const LowerTosaPass &other)
       : TPLowerTosaBase(other), pipeline(other.pipeline) {}
@@ -152,25 +152,25 @@ struct LowerTosaPass : tp::impl::TPLowerTosaBase<LowerTosaPass> {
 // The lowering
 //===----------------------------------------------------------------------===//
 
-void tp::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                  const LowerToLLVMOptions &options) {
+void mlir::tp::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                        const LowerToLLVMOptions &options) {
   buildBufferizePipeline(pm, options);
   buildBuffersToLLVMPipeline(pm, options);
 }
 
-void tp::buildBufferizePipeline(OpPassManager &pm,
-                                const LowerToLLVMOptions &options) {
+void mlir::tp::buildBufferizePipeline(OpPassManager &pm,
+                                      const LowerToLLVMOptions &options) {
   // TOSA glue a frontend emitted becomes linalg, arith, tensor and scf on
   // tensors, like any other glue (a no-op without TOSA ops).
-  pm.addPass(tp::createTPLowerTosa());
+  pm.addPass(mlir::tp::createTPLowerTosa());
   // tp ops: layers lowered, rank context threaded through.
   pm.addPass(createTPLowerLinear());
   // Long functions in bounded pieces, before anything else grows them: the
   // time of every pass after this one, LLVM's included, then grows linearly
   // with the program.
-  tp::TPSplitLongFunctionsOptions split;
+  mlir::tp::TPSplitLongFunctionsOptions split;
   split.maxOps = options.maxFunctionOps;
-  pm.addPass(tp::createTPSplitLongFunctions(split));
+  pm.addPass(mlir::tp::createTPSplitLongFunctions(split));
   pm.addPass(createTPToRuntime());
   // Glue on tensors: element-wise ops as linalg (whose runtime checks
   // compare operand shapes; arith and math ops on tensors have none), ...
@@ -178,7 +178,7 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
   // ... checks on the program as written, before folding merges its ops ...
   if (options.runtimeChecks) {
     pm.addPass(createGenerateRuntimeVerificationPass());
-    pm.addPass(tp::createTPCheckDynamicSizes());
+    pm.addPass(mlir::tp::createTPCheckDynamicSizes());
   }
   // ... and producers fused into their consumers so intermediates need no
   // buffers.
@@ -187,7 +187,7 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
   // Row sums and maxima (norms, softmax) vectorize only when they may be
   // summed in another order.
   if (options.reassociateReductions)
-    pm.addPass(tp::createTPReassociateReductions());
+    pm.addPass(mlir::tp::createTPReassociateReductions());
 
   // Buffers: tp ops become runtime calls here; identity layouts at function
   // boundaries give embedders plain row-major descriptors.
@@ -203,21 +203,21 @@ void tp::buildBufferizePipeline(OpPassManager &pm,
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Frees right after last uses: peak memory follows the live buffers, not
   // the program's length.
-  pm.addPass(tp::createTPFreeBuffersEarly());
+  pm.addPass(mlir::tp::createTPFreeBuffersEarly());
 }
 
-void tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
-                                    const LowerToLLVMOptions &options) {
+void mlir::tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
+                                          const LowerToLLVMOptions &options) {
   // Loops, then straight-line math and f32 arithmetic for types the host has
   // no instructions for.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (options.runtimeChecks)
-    pm.addPass(tp::createTPCheckIntegerDivision());
+    pm.addPass(mlir::tp::createTPCheckIntegerDivision());
   // Math on types the host has no instructions for runs in f32: LLVM would
   // otherwise call compiler-rt's conversions (__truncsfbf2), which neither
   // the JIT nor Debian's libgcc provides.
   pm.addPass(math::createMathExtendToSupportedTypes());
-  pm.addPass(tp::createTPApproximateMath());
+  pm.addPass(mlir::tp::createTPApproximateMath());
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16",   "f16",       "f8E4M3FN",
                             "f8E5M2", "f8E8M0FNU", "f4E2M1FN"};
@@ -225,7 +225,7 @@ void tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   // What is left are conversions: upstream expands bf16, f8E8M0FNU and
   // f4E2M1FN ones, the runtime does f8E4M3FN and f8E5M2.
-  pm.addPass(tp::createTPLowerFP8Casts());
+  pm.addPass(mlir::tp::createTPLowerFP8Casts());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   expand.includeF8E8M0 = true;
@@ -235,7 +235,7 @@ void tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
   // The LLVM dialect.
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(tp::createTPExpandMultiDynamicReshapes());
+  pm.addPass(mlir::tp::createTPExpandMultiDynamicReshapes());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Allocations go through the runtime, which reports one that fails.
@@ -251,10 +251,10 @@ void tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(tp::createTPFinalizeRuntimeLowering());
+  pm.addPass(mlir::tp::createTPFinalizeRuntimeLowering());
 }
 
-void tp::registerLowerToLLVMPipeline() {
+void mlir::tp::registerLowerToLLVMPipeline() {
   PassPipelineRegistration<LowerToLLVMOptions>(
       "tp-lower-to-llvm",
       "tp programs to the LLVM dialect: tp ops become calls of the runtime "
@@ -268,20 +268,20 @@ void tp::registerLowerToLLVMPipeline() {
       "element-wise glue becomes linalg, everything is bufferized",
       buildBufferizePipeline);
   // Also on its own, to lower TOSA before tp-async-tp-pipeline.
-  tp::registerTPLowerTosa();
-  tp::registerTPSplitLongFunctions();
-  tp::registerTPReassociateReductions();
-  tp::registerTPSpecializeDynamicGrids();
-  tp::registerTPCheckRunnable();
-  tp::registerTPApproximateMath();
-  tp::registerTPLowerFP8Casts();
-  tp::registerTPCheckIntegerDivision();
-  tp::registerTPCheckDynamicSizes();
-  tp::registerTPFreeBuffersEarly();
-  tp::registerTPExpandMultiDynamicReshapes();
+  mlir::tp::registerTPLowerTosa();
+  mlir::tp::registerTPSplitLongFunctions();
+  mlir::tp::registerTPReassociateReductions();
+  mlir::tp::registerTPSpecializeDynamicGrids();
+  mlir::tp::registerTPCheckRunnable();
+  mlir::tp::registerTPApproximateMath();
+  mlir::tp::registerTPLowerFP8Casts();
+  mlir::tp::registerTPCheckIntegerDivision();
+  mlir::tp::registerTPCheckDynamicSizes();
+  mlir::tp::registerTPFreeBuffersEarly();
+  mlir::tp::registerTPExpandMultiDynamicReshapes();
 }
 
-void tp::registerLoweringDialects(DialectRegistry &registry) {
+void mlir::tp::registerLoweringDialects(DialectRegistry &registry) {
   registry
       .insert<affine::AffineDialect, bufferization::BufferizationDialect,
               cf::ControlFlowDialect, index::IndexDialect, LLVM::LLVMDialect,
@@ -299,5 +299,5 @@ void tp::registerLoweringDialects(DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
-  tp::registerRuntimeCallBufferization(registry);
+  mlir::tp::registerRuntimeCallBufferization(registry);
 }

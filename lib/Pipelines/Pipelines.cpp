@@ -19,8 +19,8 @@
 
 using namespace mlir;
 
-void tp::buildAsyncTPPipeline(OpPassManager &pm,
-                              const AsyncTPPipelineOptions &options) {
+void mlir::tp::buildAsyncTPPipeline(OpPassManager &pm,
+                                    const AsyncTPPipelineOptions &options) {
   TPImportOptions importOptions;
   importOptions.emitRemarks = options.emitRemarks;
   pm.addPass(createTPImport(importOptions));
@@ -56,7 +56,7 @@ void tp::buildAsyncTPPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
-void tp::registerAsyncTPPipeline() {
+void mlir::tp::registerAsyncTPPipeline() {
   PassPipelineRegistration<AsyncTPPipelineOptions>(
       "tp-async-tp-pipeline",
       "Upstream per-rank IR or tp.linear layers to fused tp ops: tp-import, "
@@ -66,7 +66,7 @@ void tp::registerAsyncTPPipeline() {
       buildAsyncTPPipeline);
 }
 
-void tp::registerTPDialects(DialectRegistry &registry) {
+void mlir::tp::registerTPDialects(DialectRegistry &registry) {
   registry.insert<TPDialect, arith::ArithDialect, func::FuncDialect,
                   linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
                   shard::ShardDialect, tensor::TensorDialect>();
@@ -79,7 +79,7 @@ void tp::registerTPDialects(DialectRegistry &registry) {
   registerLoweringDialects(registry);
 }
 
-void tp::registerTPPassesAndPipelines() {
+void mlir::tp::registerTPPassesAndPipelines() {
   registerCanonicalizerPass();
   registerCSEPass();
   registerLoopInvariantCodeMotionPass();

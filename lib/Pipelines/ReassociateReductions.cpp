@@ -37,7 +37,7 @@ static arith::ArithFastMathInterface combinerOf(linalg::LinalgOp op,
 
 namespace {
 struct ReassociateReductionsPass
-    : tp::impl::TPReassociateReductionsBase<ReassociateReductionsPass> {
+    : mlir::tp::impl::TPReassociateReductionsBase<ReassociateReductionsPass> {
   void runOnOperation() override {
     getOperation().walk([](linalg::LinalgOp op) {
       if (op.getNumReductionLoops() == 0 || !op.getBlock())

@@ -149,7 +149,7 @@ static void outline(func::FuncOp func, ArrayRef<Operation *> run,
 
 namespace {
 struct SplitLongFunctionsPass
-    : tp::impl::TPSplitLongFunctionsBase<SplitLongFunctionsPass> {
+    : mlir::tp::impl::TPSplitLongFunctionsBase<SplitLongFunctionsPass> {
   using TPSplitLongFunctionsBase::TPSplitLongFunctionsBase;
 
   void runOnOperation() override {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 std::vector<std::pair<int64_t, int64_t>>
 ContractPlan::runs(int origin, int64_t lo, int64_t hi) const {
@@ -35,8 +35,8 @@ static Status viewOf(const Tensor &t, bool kLeading, const std::string &name,
   return Status::ok();
 }
 
-Status tp::rt::planContract(const AllGatherContractArgs &args, int groupSize,
-                            ContractPlan &plan) {
+Status mlir::tp::rt::planContract(const AllGatherContractArgs &args,
+                                  int groupSize, ContractPlan &plan) {
   const std::string &site = args.site;
   const Tensor &x = *args.x;
   plan = ContractPlan();

@@ -2,7 +2,7 @@
 
 #include "tp/Runtime/DType.h"
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 struct DTypeInfo {
@@ -25,15 +25,15 @@ constexpr DTypeInfo kInfo[] = {
 };
 } // namespace
 
-size_t tp::rt::byteSize(DType type) {
+size_t mlir::tp::rt::byteSize(DType type) {
   return kInfo[static_cast<int>(type)].bytes;
 }
 
-std::string_view tp::rt::name(DType type) {
+std::string_view mlir::tp::rt::name(DType type) {
   return kInfo[static_cast<int>(type)].name;
 }
 
-std::optional<DType> tp::rt::parseDType(std::string_view text) {
+std::optional<DType> mlir::tp::rt::parseDType(std::string_view text) {
   if (text == "index")
     return DType::I64;
   for (const DTypeInfo &info : kInfo)
@@ -42,11 +42,11 @@ std::optional<DType> tp::rt::parseDType(std::string_view text) {
   return std::nullopt;
 }
 
-bool tp::rt::isFloat(DType type) {
+bool mlir::tp::rt::isFloat(DType type) {
   return type != DType::I1 && type != DType::I32 && type != DType::I64;
 }
 
-bool tp::rt::isLowPrecision(DType type) {
+bool mlir::tp::rt::isLowPrecision(DType type) {
   return type == DType::F8E4M3FN || type == DType::F8E5M2 ||
          type == DType::F4E2M1FN;
 }

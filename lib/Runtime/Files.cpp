@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 static std::string quoted(const std::string &path) { return "'" + path + "'"; }
 
@@ -31,9 +31,9 @@ static const char *kindOf(mode_t mode) {
   return "not a regular file";
 }
 
-bool tp::rt::writeFileAtomically(const std::string &path,
-                                  const std::vector<std::string_view> &pieces,
-                                  std::string &error) {
+bool mlir::tp::rt::writeFileAtomically(
+    const std::string &path, const std::vector<std::string_view> &pieces,
+    std::string &error) {
   struct stat existing;
   bool exists = ::lstat(path.c_str(), &existing) == 0;
   if (exists && !S_ISREG(existing.st_mode)) {
@@ -100,8 +100,8 @@ bool tp::rt::writeFileAtomically(const std::string &path,
   return failure.empty();
 }
 
-bool tp::rt::makeDirectoryNoFollow(const std::string &path,
-                                   std::string &error) {
+bool mlir::tp::rt::makeDirectoryNoFollow(const std::string &path,
+                                         std::string &error) {
   if (::mkdir(path.c_str(), 0777) == 0)
     return true;
   if (errno != EEXIST) {
@@ -121,7 +121,7 @@ bool tp::rt::makeDirectoryNoFollow(const std::string &path,
   return true;
 }
 
-std::string tp::rt::checkRegularInput(const std::string &path) {
+std::string mlir::tp::rt::checkRegularInput(const std::string &path) {
   struct stat info;
   if (::stat(path.c_str(), &info) != 0)
     return quoted(path) + ": cannot open: " + systemError();

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 
@@ -352,8 +352,8 @@ std::string paddedHeader(const std::string &dict, size_t preambleBytes) {
 // Writing
 //===----------------------------------------------------------------------===//
 
-bool tp::rt::writeNpy(const std::string &path, const Tensor &tensor,
-                      std::string &error) {
+bool mlir::tp::rt::writeNpy(const std::string &path, const Tensor &tensor,
+                            std::string &error) {
   if (tensor.empty()) {
     error = inFile(path, "cannot write a tensor without storage");
     return false;
@@ -590,8 +590,8 @@ struct FdCloser {
 
 } // namespace
 
-bool tp::rt::parseNpy(const void *data, size_t size, Tensor &tensor,
-                      std::string &error) {
+bool mlir::tp::rt::parseNpy(const void *data, size_t size, Tensor &tensor,
+                            std::string &error) {
   const auto *bytes = static_cast<const uint8_t *>(data);
   Preamble preamble;
   if (!parsePreamble(bytes, std::min(size, kMaxPreambleBytes), size, preamble,
@@ -612,8 +612,8 @@ bool tp::rt::parseNpy(const void *data, size_t size, Tensor &tensor,
   return true;
 }
 
-bool tp::rt::readNpy(const std::string &path, Tensor &tensor,
-                     std::string &error) {
+bool mlir::tp::rt::readNpy(const std::string &path, Tensor &tensor,
+                           std::string &error) {
   auto fail = [&](const std::string &what) {
     error = inFile(path, what);
     return false;

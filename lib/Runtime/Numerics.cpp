@@ -15,7 +15,7 @@
 #include <cstring>
 #include <limits>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 
@@ -198,7 +198,7 @@ template <typename Int> Int truncateToInt(double value) {
 
 } // namespace
 
-float tp::rt::bf16ToFloat(uint16_t bits) {
+float mlir::tp::rt::bf16ToFloat(uint16_t bits) {
   // bf16 is the top half of a float.
   uint32_t wide = uint32_t(bits) << 16;
   float result;
@@ -206,37 +206,39 @@ float tp::rt::bf16ToFloat(uint16_t bits) {
   return result;
 }
 
-uint16_t tp::rt::floatToBF16(float value) {
+uint16_t mlir::tp::rt::floatToBF16(float value) {
   return uint16_t(encode(value, kBF16));
 }
 
-float tp::rt::f16ToFloat(uint16_t bits) { return float(decode(bits, kF16)); }
+float mlir::tp::rt::f16ToFloat(uint16_t bits) {
+  return float(decode(bits, kF16));
+}
 
-uint16_t tp::rt::floatToF16(float value) {
+uint16_t mlir::tp::rt::floatToF16(float value) {
   return uint16_t(encode(value, kF16));
 }
 
-float tp::rt::fp8ToFloat(uint8_t bits, DType type) {
+float mlir::tp::rt::fp8ToFloat(uint8_t bits, DType type) {
   if (type == DType::F8E8M0FNU)
     return float(decodeE8M0(bits));
   return float(decode(bits, formatOf(type)));
 }
 
-uint8_t tp::rt::floatToFP8(float value, DType type) {
+uint8_t mlir::tp::rt::floatToFP8(float value, DType type) {
   if (type == DType::F8E8M0FNU)
     return encodeE8M0(value);
   return uint8_t(encode(value, formatOf(type)));
 }
 
-float tp::rt::fp4ToFloat(uint8_t bits) {
+float mlir::tp::rt::fp4ToFloat(uint8_t bits) {
   return float(decode(bits & 0xF, kE2M1));
 }
 
-uint8_t tp::rt::floatToFP4(float value) {
+uint8_t mlir::tp::rt::floatToFP4(float value) {
   return uint8_t(encode(value, kE2M1));
 }
 
-double tp::rt::maxFinite(DType type) {
+double mlir::tp::rt::maxFinite(DType type) {
   switch (type) {
   case DType::F32:
     return FLT_MAX;
@@ -274,7 +276,7 @@ template <typename T> void storeAs(void *data, int64_t index, T value) {
 }
 } // namespace
 
-double tp::rt::loadElement(const void *data, DType type, int64_t index) {
+double mlir::tp::rt::loadElement(const void *data, DType type, int64_t index) {
   switch (type) {
   case DType::F32:
     return loadAs<float>(data, index);
@@ -300,7 +302,8 @@ double tp::rt::loadElement(const void *data, DType type, int64_t index) {
   return 0;
 }
 
-void tp::rt::storeElement(void *data, DType type, int64_t index, double value) {
+void mlir::tp::rt::storeElement(void *data, DType type, int64_t index,
+                                double value) {
   switch (type) {
   case DType::F32:
     // The cast rounds to nearest even (the default FP environment).

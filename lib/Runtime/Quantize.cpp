@@ -16,7 +16,7 @@
 #include <optional>
 #include <sstream>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 
@@ -142,7 +142,7 @@ uint8_t mxScaleCode(double amax, DType dataType) {
 
 } // namespace
 
-const char *tp::rt::name(Scaling mode) {
+const char *mlir::tp::rt::name(Scaling mode) {
   switch (mode) {
   case Scaling::PerTensor:
     return "per_tensor";
@@ -156,9 +156,9 @@ const char *tp::rt::name(Scaling mode) {
   return "?";
 }
 
-bool tp::rt::quantize(const Tensor &input, Scaling mode, DType dataType,
-                      Quantized &result, std::string &error,
-                      const Tensor *amaxOverride) {
+bool mlir::tp::rt::quantize(const Tensor &input, Scaling mode, DType dataType,
+                            Quantized &result, std::string &error,
+                            const Tensor *amaxOverride) {
   if (input.empty()) {
     error = "quantize needs an input tensor";
     return false;
@@ -247,9 +247,9 @@ bool tp::rt::quantize(const Tensor &input, Scaling mode, DType dataType,
   return true;
 }
 
-bool tp::rt::checkScaled(const Tensor &data, const Tensor &scale,
-                         const Tensor *globalScale, Scaling mode,
-                         std::string &error) {
+bool mlir::tp::rt::checkScaled(const Tensor &data, const Tensor &scale,
+                               const Tensor *globalScale, Scaling mode,
+                               std::string &error) {
   const std::string modeText = name(mode);
   const std::vector<int64_t> &shape = data.shape();
   if (!checkData(data.dtype(), shape, mode, error))
@@ -287,9 +287,10 @@ bool tp::rt::checkScaled(const Tensor &data, const Tensor &scale,
   return true;
 }
 
-bool tp::rt::dequantize(const Tensor &data, const Tensor &scale,
-                        const Tensor *globalScale, Scaling mode, DType outType,
-                        Tensor &result, std::string &error) {
+bool mlir::tp::rt::dequantize(const Tensor &data, const Tensor &scale,
+                              const Tensor *globalScale, Scaling mode,
+                              DType outType, Tensor &result,
+                              std::string &error) {
   const std::string modeText = name(mode);
   if (data.empty() || scale.empty()) {
     error = "dequantize needs data and scale tensors";

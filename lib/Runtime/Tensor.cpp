@@ -9,7 +9,7 @@
 #include <new>
 #include <stdexcept>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
     : type(dtype), dims(std::move(shape)) {
@@ -37,7 +37,7 @@ namespace {
 thread_local bool checkedAllocation = false;
 } // namespace
 
-bool tp::rt::insideCheckedAllocation() { return checkedAllocation; }
+bool mlir::tp::rt::insideCheckedAllocation() { return checkedAllocation; }
 
 bool Tensor::tryAllocate(DType dtype, std::vector<int64_t> shape, Tensor &out,
                          std::string &error) {

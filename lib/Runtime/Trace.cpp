@@ -19,7 +19,7 @@
 #include <string_view>
 #include <utility>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 

@@ -6,10 +6,10 @@
 #include <system_error>
 #include <thread>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
-Group tp::rt::makeGroup(const std::vector<int64_t> &gridShape,
-                        const std::vector<int> &axes, int worldRank) {
+Group mlir::tp::rt::makeGroup(const std::vector<int64_t> &gridShape,
+                              const std::vector<int> &axes, int worldRank) {
   // Row-major coordinates of this rank (last axis fastest).
   std::vector<int64_t> coords(gridShape.size());
   int64_t rest = worldRank;
@@ -43,7 +43,8 @@ Group tp::rt::makeGroup(const std::vector<int64_t> &gridShape,
   return group;
 }
 
-Status tp::rt::startThread(std::function<void()> body, std::thread &thread) {
+Status mlir::tp::rt::startThread(std::function<void()> body,
+                                 std::thread &thread) {
   try {
     thread = std::thread(std::move(body));
   } catch (const std::system_error &e) {

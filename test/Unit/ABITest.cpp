@@ -31,7 +31,7 @@
 #include <malloc.h>
 #endif
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 
@@ -77,7 +77,7 @@ TEST(ABI, StridedDescriptorsBecomeContiguousTensorsAndBack) {
   // A 2x3 view with row stride 4, offset 1, of a 3x4 buffer.
   std::vector<float> storage = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   Descriptor view(storage.data(), {2, 3}, {4, 1}, 1);
-  Tensor t = tp::rt::abi::toTensor(view.memref, DType::F32);
+  Tensor t = mlir::tp::rt::abi::toTensor(view.memref, DType::F32);
   ASSERT_EQ(t.shape(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(t.get(0), 1);
   EXPECT_EQ(t.get(2), 3);
@@ -88,11 +88,12 @@ TEST(ABI, StridedDescriptorsBecomeContiguousTensorsAndBack) {
   std::vector<float> out(6, -1);
   Descriptor transposed(out.data(), {2, 3}, {1, 2});
   ASSERT_TRUE(
-      tp::rt::abi::fromTensor(t, transposed.memref, DType::F32, "r").isOk());
+      mlir::tp::rt::abi::fromTensor(t, transposed.memref, DType::F32, "r")
+          .isOk());
   EXPECT_EQ(out, (std::vector<float>{1, 5, 2, 6, 3, 7}));
 
-  Status wrong = tp::rt::abi::fromTensor(t.reshaped({3, 2}), transposed.memref,
-                                         DType::F32, "result 0");
+  Status wrong = mlir::tp::rt::abi::fromTensor(
+      t.reshaped({3, 2}), transposed.memref, DType::F32, "result 0");
   ASSERT_FALSE(wrong.isOk());
   EXPECT_EQ(wrong.message(), "result 0 is tensor<3x2xf32> but the program "
                              "expects tensor<2x3xf32>");
@@ -601,7 +602,7 @@ struct FakeArena {
 // allocation once the hooks are gone, go to malloc and free.
 TEST(ABIAlloc, HooksTakeTheThreadsAllocationsWhileSet) {
   FakeArena arena;
-  tp::rt::abi::AllocationHooks hooks;
+  mlir::tp::rt::abi::AllocationHooks hooks;
   hooks.state = &arena;
   hooks.allocate = [](void *state, size_t alignment, size_t size) -> void * {
     auto *a = static_cast<FakeArena *>(state);
@@ -618,7 +619,7 @@ TEST(ABIAlloc, HooksTakeTheThreadsAllocationsWhileSet) {
     return mine;
   };
   void *before = _mlir_memref_to_llvm_alloc(16);
-  tp::rt::abi::setAllocationHooks(&hooks);
+  mlir::tp::rt::abi::setAllocationHooks(&hooks);
   void *plain = _mlir_memref_to_llvm_alloc(100);
   void *aligned = _mlir_memref_to_llvm_aligned_alloc(64, 10);
   EXPECT_EQ(plain, arena.pool);
@@ -628,7 +629,7 @@ TEST(ABIAlloc, HooksTakeTheThreadsAllocationsWhileSet) {
   _mlir_memref_to_llvm_free(plain);
   _mlir_memref_to_llvm_free(before); // not the arena's: freed
   EXPECT_EQ(arena.released, 1);
-  tp::rt::abi::setAllocationHooks(nullptr);
+  mlir::tp::rt::abi::setAllocationHooks(nullptr);
   void *after = _mlir_memref_to_llvm_alloc(16);
   EXPECT_FALSE(after >= static_cast<void *>(arena.pool) &&
                after < static_cast<void *>(arena.pool + sizeof(arena.pool)));
@@ -648,7 +649,7 @@ extern "C" __attribute__((weak)) void __asan_init();
 TEST(ABIAlloc, FreedBuffersStayInTheProcess) {
   if (&__asan_init)
     GTEST_SKIP() << "AddressSanitizer's allocator ignores mallopt";
-  tp::rt::abi::keepFreedMemory();
+  mlir::tp::rt::abi::keepFreedMemory();
   constexpr size_t size = size_t(24) << 20;
   size_t mappedBefore = mallinfo2().hblkhd;
   void *buffer = std::malloc(size);

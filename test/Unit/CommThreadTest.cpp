@@ -14,8 +14,8 @@
 #include <set>
 #include <thread>
 
-using namespace tp::rt;
-using namespace tp::rt::cpu;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cpu;
 
 TEST(CommThread, RunsEveryTaskOnOneThreadStartedOnce) {
   CommThread comm;

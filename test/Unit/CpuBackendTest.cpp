@@ -32,8 +32,8 @@
 #include <sstream>
 #include <thread>
 
-using namespace tp::rt;
-using namespace tp::rt::cputest;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cputest;
 
 namespace {
 

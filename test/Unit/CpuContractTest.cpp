@@ -12,8 +12,8 @@
 
 #include <cmath>
 
-using namespace tp::rt;
-using namespace tp::rt::cputest;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cputest;
 
 namespace {
 

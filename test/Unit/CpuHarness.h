@@ -21,7 +21,7 @@
 #include <sstream>
 #include <thread>
 
-namespace tp::rt::cputest {
+namespace mlir::tp::rt::cputest {
 
 using Clock = std::chrono::steady_clock;
 using Milliseconds = std::chrono::milliseconds;
@@ -106,6 +106,6 @@ inline Tensor randomTensor(DType type, std::vector<int64_t> shape, Rng &rng) {
   return t;
 }
 
-} // namespace tp::rt::cputest
+} // namespace mlir::tp::rt::cputest
 
 #endif // TP_TEST_UNIT_CPUHARNESS_H

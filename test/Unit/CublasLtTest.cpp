@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <random>
 #include <thread>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <cmath>
 #include <thread>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <map>
 #include <numeric>
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 
 namespace {
 

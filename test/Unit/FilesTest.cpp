@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 /// A fresh folder under TMPDIR, removed (shallowly) at the end.

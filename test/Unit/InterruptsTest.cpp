@@ -21,7 +21,7 @@
 #include <thread>
 #include <unistd.h>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 using Clock = std::chrono::steady_clock;
 
 namespace {

@@ -28,7 +28,7 @@
 #include <string>
 #include <thread>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 static int fail(const std::string &message) {
   std::fprintf(stderr, "tp-launch-probe: %s\n", message.c_str());

@@ -13,7 +13,7 @@
 
 #include <chrono>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 using Clock = std::chrono::steady_clock;
 
 namespace {

@@ -22,8 +22,8 @@
 #include <cstring>
 #include <thread>
 
-using namespace tp::rt;
-using namespace tp::rt::cputest;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cputest;
 
 namespace {
 

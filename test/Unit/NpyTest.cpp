@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 namespace fs = std::filesystem;
 
 namespace {

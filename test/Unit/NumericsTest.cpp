@@ -20,7 +20,7 @@
 #include <limits>
 #include <random>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 

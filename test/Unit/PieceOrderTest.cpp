@@ -12,7 +12,7 @@
 
 #include <set>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <cstring>
 #include <random>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 

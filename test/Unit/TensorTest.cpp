@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 TEST(TensorTest, IntegersAbove2To53StayExact) {
   Tensor t(DType::I64, {3});

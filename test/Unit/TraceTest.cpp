@@ -17,7 +17,7 @@
 #include <thread>
 #include <unistd.h>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 namespace fs = std::filesystem;
 
 namespace {

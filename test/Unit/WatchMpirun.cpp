@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   int exitStatus = 1;
-  tp::rt::Status job = tp::rt::runMpirun(
+  mlir::tp::rt::Status job = mlir::tp::rt::runMpirun(
       std::vector<std::string>(argv + 1, argv + argc), exitStatus);
   if (!job.isOk()) {
     std::fprintf(stderr, "tp-watch-mpirun: %s\n", job.message().c_str());

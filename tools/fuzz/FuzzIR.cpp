@@ -36,7 +36,7 @@ namespace {
 const DialectRegistry &getRegistry() {
   static const DialectRegistry *registry = [] {
     auto *r = new DialectRegistry();
-    tp::registerTPDialects(*r);
+    mlir::tp::registerTPDialects(*r);
     return r;
   }();
   return *registry;
@@ -55,26 +55,26 @@ OwningOpRef<ModuleOp> runOnClone(ModuleOp module,
 }
 
 void buildPasses(OpPassManager &pm) {
-  tp::TPImportOptions importOptions;
+  mlir::tp::TPImportOptions importOptions;
   importOptions.emitRemarks = true;
-  pm.addPass(tp::createTPImport(importOptions));
-  pm.addPass(tp::createTPLowerLinear());
+  pm.addPass(mlir::tp::createTPImport(importOptions));
+  pm.addPass(mlir::tp::createTPLowerLinear());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  tp::TPAsyncTPOptions fuseOptions;
+  mlir::tp::TPAsyncTPOptions fuseOptions;
   fuseOptions.emitRemarks = true;
   fuseOptions.reportCounts = true;
-  pm.addPass(tp::createTPAsyncTP(fuseOptions));
+  pm.addPass(mlir::tp::createTPAsyncTP(fuseOptions));
 }
 
 void buildPipeline(OpPassManager &pm) {
-  tp::AsyncTPPipelineOptions options;
+  mlir::tp::AsyncTPPipelineOptions options;
   options.emitRemarks = true;
-  tp::buildAsyncTPPipeline(pm, options);
+  mlir::tp::buildAsyncTPPipeline(pm, options);
 }
 
 void buildLowering(OpPassManager &pm) {
-  tp::buildLowerToLLVMPipeline(pm, tp::LowerToLLVMOptions());
+  mlir::tp::buildLowerToLLVMPipeline(pm, mlir::tp::LowerToLLVMOptions());
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 //===- FuzzNpy.cpp - fuzz the .npy reader ---------------------------------===//
 //
-// The input is the contents of a .npy file, parsed by tp::rt::parseNpy, the
-// code readNpy runs on a file's bytes. Refusal is the expected outcome; a
+// The input is the contents of a .npy file, parsed by mlir::tp::rt::parseNpy,
+// the code readNpy runs on a file's bytes. Refusal is the expected outcome; a
 // crash, an abort or a sanitizer report is a bug, as is a tensor that does
 // not match what the header promised.
 //
@@ -14,9 +14,9 @@
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  tp::rt::Tensor tensor;
+  mlir::tp::rt::Tensor tensor;
   std::string error;
-  if (!tp::rt::parseNpy(data, size, tensor, error)) {
+  if (!mlir::tp::rt::parseNpy(data, size, tensor, error)) {
     // Every refusal says why, on one line (tp-run prints it as is).
     if (error.empty() || error.find('\n') != std::string::npos)
       std::abort();

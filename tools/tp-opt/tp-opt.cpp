@@ -80,12 +80,12 @@ int main(int argc, char **argv) {
     llvm::errs() << error << "\n";
     return 1;
   }
-  int depth = tp::nestingDepth(input->getBuffer());
-  if (depth > tp::kDeepestNesting) {
+  int depth = mlir::tp::nestingDepth(input->getBuffer());
+  if (depth > mlir::tp::kDeepestNesting) {
     llvm::errs() << "tp-opt: '" << inputFilename
                  << "' nests regions, attributes or types " << depth
                  << " levels deep; tp-opt parses at most "
-                 << tp::kDeepestNesting
+                 << mlir::tp::kDeepestNesting
                  << " (the parser recurses once per level)\n";
     return 1;
   }

@@ -37,7 +37,7 @@ void mgpuSetDefaultDevice(int32_t);
 }
 #endif
 
-using namespace tp;
+using namespace mlir::tp;
 
 rt::Status run::gpuGlue(const std::string &chip, bool cudaGraph,
                         const mlir::tp::GlueLowering *&lowering) {

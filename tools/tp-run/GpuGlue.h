@@ -13,7 +13,7 @@
 
 #include <string>
 
-namespace tp::run {
+namespace mlir::tp::run {
 
 /// The lowering for `chip` (an SM name such as sm_90), or an error where
 /// this build has no CUDA backend. With `cudaGraph`, compiling refuses host
@@ -21,6 +21,6 @@ namespace tp::run {
 rt::Status gpuGlue(const std::string &chip, bool cudaGraph,
                    const mlir::tp::GlueLowering *&lowering);
 
-} // namespace tp::run
+} // namespace mlir::tp::run
 
 #endif // TP_TOOLS_TP_RUN_GPUGLUE_H

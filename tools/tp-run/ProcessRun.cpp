@@ -16,7 +16,7 @@
 #include <mutex>
 #include <thread>
 
-using namespace tp;
+using namespace mlir::tp;
 
 rt::Status run::joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group) {
   TP_RETURN_IF_ERROR(rt::joinLaunchedRun(group));

@@ -18,7 +18,7 @@
 
 #include <chrono>
 
-namespace tp::run {
+namespace mlir::tp::run {
 
 /// This process's group when it is a rank of a multi-process run (launched
 /// by tp-run or by mpirun); null when it should launch the ranks itself.
@@ -57,6 +57,6 @@ rt::Status runProcesses(mlir::func::FuncOp entry,
                         std::vector<mlir::tp::RankValues> &perRank,
                         bool &reports);
 
-} // namespace tp::run
+} // namespace mlir::tp::run
 
 #endif // TP_TOOLS_TP_RUN_PROCESSRUN_H

@@ -4,7 +4,7 @@
 
 #include "mlir/Support/FileUtilities.h"
 
-using namespace tp;
+using namespace mlir::tp;
 
 rt::Status run::readProgram(const std::string &path,
                             std::unique_ptr<llvm::MemoryBuffer> &text) {

@@ -18,13 +18,13 @@
 #include <memory>
 #include <string>
 
-namespace tp::run {
+namespace mlir::tp::run {
 
 /// The text of `path` ("-": standard input), refused when it nests deeper
 /// than kDeepestNesting.
 rt::Status readProgram(const std::string &path,
                        std::unique_ptr<llvm::MemoryBuffer> &text);
 
-} // namespace tp::run
+} // namespace mlir::tp::run
 
 #endif // TP_TOOLS_TP_RUN_SOURCE_H

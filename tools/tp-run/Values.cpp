@@ -16,7 +16,7 @@
 #include <cstring>
 #include <sstream>
 
-using namespace tp;
+using namespace mlir::tp;
 
 static uint64_t checksum(const rt::Tensor &t) {
   uint64_t hash = 0xcbf29ce484222325ull;

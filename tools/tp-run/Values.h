@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::run {
+namespace mlir::tp::run {
 
 /// Rank `rank`'s arguments of `entry` from `dir`/rank<R>/arg<I>.npy, of the
 /// resolved `shapes`, converted to the argument types (integers exactly).
@@ -65,6 +65,6 @@ bool compareResults(const std::vector<mlir::tp::RankValues> &actual,
                     const std::vector<mlir::tp::RankValues> &expected,
                     double tolerance, double &worst);
 
-} // namespace tp::run
+} // namespace mlir::tp::run
 
 #endif // TP_TOOLS_TP_RUN_VALUES_H

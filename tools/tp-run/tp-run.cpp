@@ -46,7 +46,7 @@
 
 using namespace mlir;
 namespace cl = llvm::cl;
-namespace rt = ::tp::rt;
+namespace rt = mlir::tp::rt;
 
 static cl::OptionCategory runOptions("tp-run options");
 
@@ -280,7 +280,7 @@ static bool checkOptions() {
       return refuse("cannot write the trace " + traceFile +
                     ": it is a folder");
   }
-  rt::Status folders = ::tp::run::checkFoldersDisjoint(inputDir, dumpDir);
+  rt::Status folders = ::mlir::tp::run::checkFoldersDisjoint(inputDir, dumpDir);
   if (!folders)
     return refuse(folders.message());
   // Created before the run, so a folder that cannot be made fails early. The
@@ -295,7 +295,7 @@ static bool checkOptions() {
     return refuse("cannot create " + dumpDir + ": " +
                   std::make_error_code(std::errc::not_a_directory).message());
   // Until the dump is written, it says it is not.
-  if (rt::Status marked = ::tp::run::markDumpIncomplete(dumpDir); !marked)
+  if (rt::Status marked = ::mlir::tp::run::markDumpIncomplete(dumpDir); !marked)
     return refuse(marked.message());
   // An interrupted run removes a dump folder it created, and leaves a given
   // one marked incomplete (Interrupts.h).
@@ -360,7 +360,7 @@ compareWithReference(ModuleOp reference, func::FuncOp entry,
     options.backend = compareBackend;
   if (mpiGroup) {
     bool reports = false;
-    rt::Status status = ::tp::run::runProcesses(
+    rt::Status status = ::mlir::tp::run::runProcesses(
         referenceEntry, options, "mpi", mpiGroup, {}, referenceRuns, reports);
     if (!status)
       mpiGroup->abort("the compared program: " + status.message());
@@ -379,7 +379,8 @@ compareWithReference(ModuleOp reference, func::FuncOp entry,
   std::string ran =
       (pipeline.empty() ? std::string("as given") : pipeline.getValue()) +
       " on " + backendName.getValue();
-  if (!::tp::run::compareResults(perRank, referenceRuns, tolerance, worst)) {
+  if (!::mlir::tp::run::compareResults(perRank, referenceRuns, tolerance,
+                                       worst)) {
     llvm::outs() << "compare: FAILED (" << ran << " vs " << against << ")\n";
     return 1;
   }
@@ -447,7 +448,7 @@ static int runTool(int argc, char **argv,
 
   // A rank of a multi-process run: mpirun sets the number of ranks.
   if (processes) {
-    rt::Status joined = ::tp::run::joinProcessRun(group);
+    rt::Status joined = ::mlir::tp::run::joinProcessRun(group);
     if (!joined)
       return fail(joined.message());
     if (group && numRanks.getNumOccurrences() && numRanks != group->size())
@@ -464,7 +465,7 @@ static int runTool(int argc, char **argv,
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   std::unique_ptr<llvm::MemoryBuffer> text;
-  if (rt::Status read = ::tp::run::readProgram(inputFile, text); !read)
+  if (rt::Status read = ::mlir::tp::run::readProgram(inputFile, text); !read)
     return fail(read.message());
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(text), llvm::SMLoc());
@@ -519,8 +520,8 @@ static int runTool(int argc, char **argv,
     if (!reporter && r != group->rank())
       continue;
     if (!inputDir.empty()) {
-      status =
-          ::tp::run::readInputs(entry, shapes, inputDir, r, perRank[r].args);
+      status = ::mlir::tp::run::readInputs(entry, shapes, inputDir, r,
+                                           perRank[r].args);
       if (!status)
         return fail(status.message());
       continue;
@@ -532,7 +533,7 @@ static int runTool(int argc, char **argv,
   }
   if (reporter && !inputDir.empty())
     if (rt::Status replicated =
-            ::tp::run::checkReplicatedInputs(entry, perRank);
+            ::mlir::tp::run::checkReplicatedInputs(entry, perRank);
         !replicated)
       return fail(replicated.message());
 
@@ -550,7 +551,8 @@ static int runTool(int argc, char **argv,
   options.reportCrashes = true;
   options.steps = steps;
   if (glueTarget == "gpu")
-    if (rt::Status made = ::tp::run::gpuGlue(gpuChip, cudaGraph, options.glue);
+    if (rt::Status made =
+            ::mlir::tp::run::gpuGlue(gpuChip, cudaGraph, options.glue);
         !made)
       return fail(made.message());
   options.cudaGraph = cudaGraph;
@@ -572,11 +574,11 @@ static int runTool(int argc, char **argv,
         !built)
       return fail(built.message());
     int runs = comparePipeline.getValue() == "\x01" ? 1 : 2;
-    std::chrono::seconds jobLimit = ::tp::run::mpirunJobLimit(
+    std::chrono::seconds jobLimit = ::mlir::tp::run::mpirunJobLimit(
         mlir::tp::runLimit(options), runs, numRanks);
     int exitStatus = 1;
-    if (rt::Status job = ::tp::run::runUnderMpirun(commandLine, numRanks,
-                                                   jobLimit, exitStatus);
+    if (rt::Status job = ::mlir::tp::run::runUnderMpirun(commandLine, numRanks,
+                                                         jobLimit, exitStatus);
         !job)
       return fail(job.message());
     return exitStatus;
@@ -594,8 +596,8 @@ static int runTool(int argc, char **argv,
   llvm::outs().flush();
   if (processes) {
     bool reports = false;
-    status = ::tp::run::runProcesses(entry, options, transport, group.get(),
-                                     commandLine, perRank, reports);
+    status = ::mlir::tp::run::runProcesses(
+        entry, options, transport, group.get(), commandLine, perRank, reports);
     // A rank's trace is written whether it failed or not: failures are what
     // traces are for.
     if (trace) {
@@ -624,11 +626,11 @@ static int runTool(int argc, char **argv,
   }
   if (!status)
     return fail(status.message());
-  ::tp::run::printResults(perRank);
+  ::mlir::tp::run::printResults(perRank);
   if (steps.getNumOccurrences())
-    ::tp::run::printSteps(perRank);
+    ::mlir::tp::run::printSteps(perRank);
   if (!dumpDir.empty()) {
-    status = ::tp::run::dumpValues(dumpDir, perRank);
+    status = ::mlir::tp::run::dumpValues(dumpDir, perRank);
     if (status)
       rt::untrackTemporaryPath(dumpDir);
     if (!status)
@@ -653,8 +655,8 @@ static int runTool(int argc, char **argv,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  ::tp::rt::abi::installOutOfMemoryHandler();
-  ::tp::rt::abi::keepFreedMemory();
+  ::mlir::tp::rt::abi::installOutOfMemoryHandler();
+  ::mlir::tp::rt::abi::keepFreedMemory();
   // A rank's launcher (tp-run, mpirun) reports the run, interruptions too.
   bool rank = rt::startedByLauncher() || rt::startedByMpi();
   if (rt::Status handled = rt::handleInterrupts("tp-run", rank); !handled)

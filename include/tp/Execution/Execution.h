@@ -35,8 +35,7 @@ class OpPassManager;
 
 namespace mlir::tp {
 
-/// The runtime lives in ::tp::rt (it does not depend on MLIR).
-namespace rt = ::tp::rt;
+/// The runtime lives in ::mlir::tp::rt (it does not depend on MLIR).
 
 /// The element type of a tensor or scalar MLIR type, if the runtime has it.
 std::optional<rt::DType> toDType(Type type);

@@ -64,7 +64,7 @@ enum TPRtRole {
   TP_RT_ROLE_AMAX = 9    /* the amax tp.quantize takes its scale from */
 };
 
-/// Element types: the values of tp::rt::DType.
+/// Element types: the values of mlir::tp::rt::DType.
 enum TPRtDType {
   TP_RT_F32 = 0,
   TP_RT_F64 = 1,

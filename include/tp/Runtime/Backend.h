@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 enum class Reduction { Sum, Avg, Max, Min };
 
@@ -242,6 +242,6 @@ std::unique_ptr<Backend> createCpuBackend(World &world, int rank);
 /// Sizes the BLAS thread pool so `ranks` concurrent ranks share the cores.
 void configureCpuThreads(int ranks);
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_BACKEND_H

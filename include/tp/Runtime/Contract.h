@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// One operand as a 2-D matrix.
 struct ContractView {
@@ -62,6 +62,6 @@ struct ContractPlan {
 Status planContract(const AllGatherContractArgs &args, int groupSize,
                     ContractPlan &plan);
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_CONTRACT_H

@@ -21,7 +21,7 @@
 #include <functional>
 #include <memory>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// Whether this build has the CUDA backend.
 bool cudaBackendBuilt();
@@ -104,6 +104,6 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_CUDABACKEND_H

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string_view>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 enum class DType : uint8_t {
   F32,
@@ -42,6 +42,6 @@ bool isFloat(DType type);
 /// f8E4M3FN, f8E5M2, f4E2M1FN: the low-precision data types of scaled GEMMs.
 bool isLowPrecision(DType type);
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_DTYPE_H

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// Replaces `path` with the concatenation of `pieces`. Refuses a `path` that
 /// exists and is not a regular file (a link, a directory, a device, a FIFO).
@@ -32,6 +32,6 @@ bool makeDirectoryNoFollow(const std::string &path, std::string &error);
 /// FIFOs, devices and directories would block or mislead a reader.
 std::string checkRegularInput(const std::string &path);
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_FILES_H

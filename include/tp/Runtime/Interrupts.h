@@ -25,7 +25,7 @@
 #include <string>
 #include <sys/types.h>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// Handles SIGINT, SIGTERM and SIGHUP from now on (replacing LLVM's
 /// handlers, so call it after llvm::InitLLVM). `tool` names the process in
@@ -56,6 +56,6 @@ void untrackTemporaryPath(const std::string &path);
 /// Removes `path` (a folder with what it holds) and untracks it.
 void removeTemporaryPath(const std::string &path);
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_INTERRUPTS_H

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// How a rank process reaches the others before (and besides) NCCL.
 class ProcessGroup {
@@ -87,6 +87,6 @@ bool startedByLauncher();
 /// Whether an MPI launcher (mpirun, srun) started this process.
 bool startedByMpi();
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_LAUNCH_H

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::rt::abi {
+namespace mlir::tp::rt::abi {
 
 /// The sizes of a memref.
 std::vector<int64_t> shapeOf(const TPRtUnrankedMemRef &buffer);
@@ -95,6 +95,6 @@ struct AllocationHooks {
 /// back to malloc and free).
 void setAllocationHooks(const AllocationHooks *hooks);
 
-} // namespace tp::rt::abi
+} // namespace mlir::tp::rt::abi
 
 #endif // TP_RUNTIME_MEMREFS_H

@@ -17,7 +17,7 @@
 
 #include <chrono>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// Initializes MPI (asking for MPI_THREAD_MULTIPLE) and returns this
 /// process's place in MPI_COMM_WORLD. MPI is finalized when the group is
@@ -33,6 +33,6 @@ Status createMpiCpuBackend(std::chrono::milliseconds timeout,
                            TraceRecorder *trace,
                            std::unique_ptr<Backend> &backend);
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_MPIGROUP_H

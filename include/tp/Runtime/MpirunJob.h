@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// Reads mpirun's standard error in chunks and says what to print.
 class MpirunOutputFilter {
@@ -58,6 +58,6 @@ private:
 /// when it could not start, or names the rank mpirun saw die.
 Status runMpirun(const std::vector<std::string> &command, int &exitStatus);
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_MPIRUNJOB_H

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// Writes `tensor` as a version 1.0 .npy file (C order). f32 as '<f4', f64 as
 /// '<f8', i64 as '<i8', i32 as '<i4', i1 as '|b1'; bf16, f16, FP8 and FP4 are
@@ -29,6 +29,6 @@ bool readNpy(const std::string &path, Tensor &tensor, std::string &error);
 bool parseNpy(const void *data, size_t size, Tensor &tensor,
               std::string &error);
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_NPY_H

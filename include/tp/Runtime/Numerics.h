@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 float bf16ToFloat(uint16_t bits);
 uint16_t floatToBF16(float value);
@@ -41,6 +41,6 @@ double loadElement(const void *data, DType type, int64_t index);
 /// nonzero is true).
 void storeElement(void *data, DType type, int64_t index, double value);
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_NUMERICS_H

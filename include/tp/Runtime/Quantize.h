@@ -10,7 +10,7 @@
 
 #include "tp/Runtime/Tensor.h"
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 enum class Scaling { PerTensor, RowWise, MXFP8, NVFP4 };
 
@@ -61,6 +61,6 @@ inline bool dequantizeToF32(const Tensor &data, const Tensor &scale,
   return dequantize(data, scale, globalScale, mode, DType::F32, result, error);
 }
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_QUANTIZE_H

@@ -17,7 +17,8 @@
 #include <vector>
 
 struct TPRtContext {
-  TPRtContext(tp::rt::Backend &backend, tp::rt::World &world, int rank)
+  TPRtContext(mlir::tp::rt::Backend &backend, mlir::tp::rt::World &world,
+              int rank)
       : backend(backend), world(world), rank(rank) {}
 
   /// A buffer staged for the next op.
@@ -25,17 +26,17 @@ struct TPRtContext {
     int32_t role;
     int32_t index;
     TPRtUnrankedMemRef buffer;
-    tp::rt::DType dtype;
+    mlir::tp::rt::DType dtype;
   };
 
-  tp::rt::Backend &backend;
-  tp::rt::World &world;
+  mlir::tp::rt::Backend &backend;
+  mlir::tp::rt::World &world;
   int rank;
   std::vector<Staged> staged;
   /// Groups by grid shape and axes.
-  std::map<std::vector<int64_t>, tp::rt::Group> groups;
+  std::map<std::vector<int64_t>, mlir::tp::rt::Group> groups;
   /// The first error; every call after it returns at once.
-  tp::rt::Status error;
+  mlir::tp::rt::Status error;
   /// When compiled code last returned from the runtime: the time since is
   /// the compiled glue's, traced as such.
   double glueStartUs = 0;

@@ -12,13 +12,13 @@
 
 #include <cstdint>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// Elements of the last dim that share one MXFP8 scale.
 constexpr int64_t kMXFP8BlockSize = 32;
 /// Elements of the last dim that share one NVFP4 scale.
 constexpr int64_t kNVFP4BlockSize = 16;
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_SCALELAYOUT_H

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// How a fused op runs: the algorithm, and `chunks`:
 ///  - ring, per_peer: how many pieces each rank's share is cut into (more
@@ -258,6 +258,6 @@ struct StackedBlocks {
   }
 };
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_SCHEDULE_H

@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 class [[nodiscard]] Status {
 public:
@@ -35,11 +35,11 @@ private:
 /// Returns from the enclosing function when `expr` fails.
 #define TP_RETURN_IF_ERROR(expr)                                               \
   do {                                                                         \
-    ::tp::rt::Status _tp_status = (expr);                                      \
+    ::mlir::tp::rt::Status _tp_status = (expr);                                \
     if (!_tp_status.isOk())                                                    \
       return _tp_status;                                                       \
   } while (false)
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_STATUS_H

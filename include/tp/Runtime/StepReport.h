@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// What a rank measured while running its program several times in a row
 /// (tp-run --steps): each run's wall time, the bytes its last run copied
@@ -34,6 +34,6 @@ struct StepReport {
   std::vector<Resources> resources;
 };
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_STEPREPORT_H

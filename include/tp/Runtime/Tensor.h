@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 class Tensor {
 public:
@@ -104,6 +104,6 @@ private:
 /// std::bad_alloc for it instead of ending the process.
 bool insideCheckedAllocation();
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_TENSOR_H

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 enum class Stream : int { Compute = 0, Comm = 1, Host = 2 };
 
@@ -74,6 +74,6 @@ private:
   double start;
 };
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_TRACE_H

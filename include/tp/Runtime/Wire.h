@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 /// `status` and, when it is ok, `results` and `steps`.
 std::string encodeOutcome(const Status &status,
@@ -33,6 +33,6 @@ Status decodeOutcome(const std::string &bytes, Status &outcome,
                      std::vector<Tensor> &results,
                      StepReport *steps = nullptr);
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_WIRE_H

@@ -26,7 +26,7 @@
 #include <thread>
 #include <vector>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 
 class TraceRecorder;
 
@@ -155,6 +155,6 @@ private:
   std::vector<std::map<std::vector<int>, int64_t>> sequence;
 };
 
-} // namespace tp::rt
+} // namespace mlir::tp::rt
 
 #endif // TP_RUNTIME_WORLD_H

@@ -13,7 +13,7 @@
 
 #include <algorithm>
 
-namespace tp {
+namespace mlir::tp {
 
 /// The deepest nesting the tools parse; real programs stay far below.
 constexpr int kDeepestNesting = 1000;
@@ -44,6 +44,6 @@ inline int nestingDepth(llvm::StringRef text) {
   return deepest;
 }
 
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_SUPPORT_NESTING_H

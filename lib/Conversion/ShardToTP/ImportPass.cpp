@@ -14,7 +14,7 @@ namespace mlir::tp {
 using namespace mlir;
 using namespace mlir::tp;
 
-std::optional<std::string> tp::whyNotRaised(Operation *op) {
+std::optional<std::string> mlir::tp::whyNotRaised(Operation *op) {
   if (!isa<shard::ShardDialect>(op->getDialect()))
     return import::whyContractionNotRaised(op);
   if (std::optional<std::string> why = import::whyCollectiveNotRaised(op))
@@ -40,7 +40,7 @@ std::optional<std::string> tp::whyNotRaised(Operation *op) {
 
 namespace {
 
-struct TPImportPass : tp::impl::TPImportBase<TPImportPass> {
+struct TPImportPass : mlir::tp::impl::TPImportBase<TPImportPass> {
   using TPImportBase::TPImportBase;
 
   void runOnOperation() override {

@@ -260,7 +260,7 @@ template <typename OpTy> struct RaisePattern : OpRewritePattern<OpTy> {
 
 } // namespace
 
-void tp::populateShardToTPPatterns(RewritePatternSet &patterns) {
+void mlir::tp::populateShardToTPPatterns(RewritePatternSet &patterns) {
   patterns.add<
       RaisePattern<shard::AllGatherOp>, RaisePattern<shard::ReduceScatterOp>,
       RaisePattern<shard::AllReduceOp>, RaisePattern<shard::AllSliceOp>,

@@ -400,6 +400,6 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
 
 } // namespace
 
-void tp::populateLinalgToTPPatterns(RewritePatternSet &patterns) {
+void mlir::tp::populateLinalgToTPPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseContraction>(patterns.getContext());
 }

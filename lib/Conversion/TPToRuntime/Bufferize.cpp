@@ -21,7 +21,7 @@ using namespace mlir;
 using namespace mlir::tp;
 using namespace mlir::bufferization;
 
-std::optional<int32_t> tp::runtimeDTypeOf(Type type) {
+std::optional<int32_t> mlir::tp::runtimeDTypeOf(Type type) {
   if (type.isF32())
     return TP_RT_F32;
   if (type.isF64())
@@ -446,7 +446,7 @@ template <typename... OpTys> void attachModels(MLIRContext *context) {
 }
 } // namespace
 
-void tp::registerRuntimeCallBufferization(DialectRegistry &registry) {
+void mlir::tp::registerRuntimeCallBufferization(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, TPDialect *) {
     attachModels<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp,
                  MatmulOp, BatchMatmulOp, QuantizeOp, DequantizeOp,

@@ -12,7 +12,7 @@
 using namespace mlir;
 using namespace mlir::tp;
 
-std::string tp::siteOf(Operation *op) {
+std::string mlir::tp::siteOf(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "'" << op->getName() << "' at ";
@@ -77,7 +77,7 @@ static Value constantBuffer(OpBuilder &b, Location loc, Operation *anchor,
 }
 
 Value runtime::siteBuffer(OpBuilder &b, Operation *op) {
-  std::string text = tp::siteOf(op);
+  std::string text = mlir::tp::siteOf(op);
   SmallVector<int8_t> bytes(text.begin(), text.end());
   auto type = RankedTensorType::get({static_cast<int64_t>(bytes.size())},
                                     b.getI8Type());

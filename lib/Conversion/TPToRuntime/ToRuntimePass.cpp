@@ -94,7 +94,7 @@ static void lowerBiasAdd(BiasAddOp op) {
 }
 
 namespace {
-struct TPToRuntimePass : tp::impl::TPToRuntimeBase<TPToRuntimePass> {
+struct TPToRuntimePass : mlir::tp::impl::TPToRuntimeBase<TPToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Shard ops tp-import left (it says why with emit-remarks) have no
@@ -169,7 +169,8 @@ struct TPToRuntimePass : tp::impl::TPToRuntimeBase<TPToRuntimePass> {
 
 namespace {
 struct TPFinalizeRuntimeLoweringPass
-    : tp::impl::TPFinalizeRuntimeLoweringBase<TPFinalizeRuntimeLoweringPass> {
+    : mlir::tp::impl::TPFinalizeRuntimeLoweringBase<
+          TPFinalizeRuntimeLoweringPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))

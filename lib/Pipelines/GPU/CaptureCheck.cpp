@@ -65,7 +65,7 @@ std::string hostDataAccess(Operation *op) {
 }
 
 struct CheckGraphCapturePass
-    : tp::impl::TPCheckGraphCaptureBase<CheckGraphCapturePass> {
+    : mlir::tp::impl::TPCheckGraphCaptureBase<CheckGraphCapturePass> {
   void runOnOperation() override {
     bool refused = false;
     // One error per source location: a glue op lowers to many loads.

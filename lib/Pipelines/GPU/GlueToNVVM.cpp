@@ -62,7 +62,7 @@ constexpr std::pair<llvm::StringLiteral, int> kChips[] = {
 /// Checks the pipeline's options before LLVM sees them: the chip and PTX
 /// features, the optimization level and the toolkit's libdevice.
 struct CheckNVVMTargetPass
-    : tp::impl::TPCheckNVVMTargetBase<CheckNVVMTargetPass> {
+    : mlir::tp::impl::TPCheckNVVMTargetBase<CheckNVVMTargetPass> {
   using TPCheckNVVMTargetBase::TPCheckNVVMTargetBase;
 
   void runOnOperation() override {
@@ -120,7 +120,7 @@ struct CheckNVVMTargetPass
 /// CUDA toolkit (for libdevice, which math functions such as expf and rsqrtf
 /// come from) is named rather than taken from the environment.
 static void buildKernelsToNVVM(OpPassManager &pm,
-                               const tp::GlueToNVVMOptions &options) {
+                               const mlir::tp::GlueToNVVMOptions &options) {
   // Host and kernels: kernels outlined into gpu.module ops, control flow and
   // functions in the LLVM dialect, the NVVM target attached.
   pm.addPass(createGpuKernelOutliningPass());
@@ -163,16 +163,17 @@ static void buildKernelsToNVVM(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void tp::buildGlueToNVVMPipeline(OpPassManager &pm,
-                                 const GlueToNVVMOptions &options) {
+void mlir::tp::buildGlueToNVVMPipeline(OpPassManager &pm,
+                                       const GlueToNVVMOptions &options) {
   buildGlueBufferizePipeline(pm, options);
   buildGlueKernelsPipeline(pm, options);
 }
 
-void tp::buildGlueBufferizePipeline(OpPassManager &pm,
-                                    const GlueToNVVMOptions &options) {
-  pm.addPass(tp::createTPCheckNVVMTarget(tp::TPCheckNVVMTargetOptions{
-      options.chip, options.features, options.cudaPath, options.optLevel}));
+void mlir::tp::buildGlueBufferizePipeline(OpPassManager &pm,
+                                          const GlueToNVVMOptions &options) {
+  pm.addPass(
+      mlir::tp::createTPCheckNVVMTarget(mlir::tp::TPCheckNVVMTargetOptions{
+          options.chip, options.features, options.cudaPath, options.optLevel}));
   // Runtime verification asserts on the host; kernels have no way to report.
   LowerToLLVMOptions bufferize;
   bufferize.runtimeChecks = false;
@@ -181,24 +182,24 @@ void tp::buildGlueBufferizePipeline(OpPassManager &pm,
   bufferize.maxFunctionOps = 0;
   buildBufferizePipeline(pm, bufferize);
   // Kernels, the runtime and the host code share every buffer.
-  pm.addNestedPass<func::FuncOp>(tp::createTPGpuSharedBuffers());
+  pm.addNestedPass<func::FuncOp>(mlir::tp::createTPGpuSharedBuffers());
 }
 
-void tp::buildGlueKernelsPipeline(OpPassManager &pm,
-                                  const GlueToNVVMOptions &options) {
+void mlir::tp::buildGlueKernelsPipeline(OpPassManager &pm,
+                                        const GlueToNVVMOptions &options) {
   // Each linalg op on buffers becomes a parallel loop nest (reductions stay
   // sequential inside), its outer parallel loops map to blocks and threads.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   if (options.cudaGraph)
-    pm.addPass(tp::createTPCheckGraphCapture());
+    pm.addPass(mlir::tp::createTPCheckGraphCapture());
   buildKernelsToNVVM(pm, options);
   // What LLVM IR translation does not know (grid declarations, markers).
-  pm.addPass(tp::createTPFinalizeRuntimeLowering());
+  pm.addPass(mlir::tp::createTPFinalizeRuntimeLowering());
 }
 
-void tp::registerGlueToNVVMPipeline() {
+void mlir::tp::registerGlueToNVVMPipeline() {
   registerTPGpuSharedBuffers();
   registerTPCheckGraphCapture();
   registerTPCheckNVVMTarget();
@@ -209,7 +210,7 @@ void tp::registerGlueToNVVMPipeline() {
       buildGlueToNVVMPipeline);
 }
 
-void tp::registerGlueToNVVMDialects(DialectRegistry &registry) {
+void mlir::tp::registerGlueToNVVMDialects(DialectRegistry &registry) {
   registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   // The NVVM pipeline's conversions find each dialect's patterns through

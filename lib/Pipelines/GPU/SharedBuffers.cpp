@@ -124,7 +124,8 @@ MemRefType plainType(Type type) {
   return memref && memref.getLayout().isIdentity() ? memref : MemRefType();
 }
 
-struct SharedBuffersPass : tp::impl::TPGpuSharedBuffersBase<SharedBuffersPass> {
+struct SharedBuffersPass
+    : mlir::tp::impl::TPGpuSharedBuffersBase<SharedBuffersPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())

@@ -18,7 +18,7 @@
 #include <map>
 #include <optional>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 void TPRtContext::fail(const std::string &message) {
   if (error.isOk())

@@ -26,7 +26,7 @@ namespace {
 /// The rank the calling thread runs, for the report (-1: not known).
 thread_local int currentRank = -1;
 /// Where a CUDA graph capture sends this thread's allocations (null: none).
-thread_local const tp::rt::abi::AllocationHooks *currentHooks = nullptr;
+thread_local const mlir::tp::rt::abi::AllocationHooks *currentHooks = nullptr;
 /// Bytes of this thread's compiled-code buffers live now, and at most.
 thread_local int64_t liveBytes = 0, peakBytes = 0;
 
@@ -45,15 +45,15 @@ void allocated(void *memory) {
 }
 } // namespace
 
-int64_t tp::rt::abi::bufferPeakBytes() { return peakBytes; }
+int64_t mlir::tp::rt::abi::bufferPeakBytes() { return peakBytes; }
 
-void tp::rt::abi::resetBufferPeak() { peakBytes = liveBytes; }
+void mlir::tp::rt::abi::resetBufferPeak() { peakBytes = liveBytes; }
 
-void tp::rt::abi::setAllocationHooks(const AllocationHooks *hooks) {
+void mlir::tp::rt::abi::setAllocationHooks(const AllocationHooks *hooks) {
   currentHooks = hooks;
 }
 
-void tp::rt::abi::setCurrentRank(int rank) { currentRank = rank; }
+void mlir::tp::rt::abi::setCurrentRank(int rank) { currentRank = rank; }
 
 [[noreturn]] static void outOfMemory(size_t size) {
   double gib = static_cast<double>(size) / (1024.0 * 1024.0 * 1024.0);
@@ -75,7 +75,7 @@ void tp::rt::abi::setCurrentRank(int rank) { currentRank = rank; }
 /// the same report as compiled code's allocations, without LLVM's "out of
 /// memory" crash and stack dump. It cannot know the size.
 static void runtimeOutOfMemory() {
-  if (tp::rt::insideCheckedAllocation())
+  if (mlir::tp::rt::insideCheckedAllocation())
     throw std::bad_alloc();
   if (currentRank >= 0)
     std::fprintf(stderr,
@@ -89,11 +89,11 @@ static void runtimeOutOfMemory() {
   std::_Exit(1);
 }
 
-void tp::rt::abi::installOutOfMemoryHandler() {
+void mlir::tp::rt::abi::installOutOfMemoryHandler() {
   std::set_new_handler(runtimeOutOfMemory);
 }
 
-void tp::rt::abi::keepFreedMemory() {
+void mlir::tp::rt::abi::keepFreedMemory() {
 #ifdef __GLIBC__
   // Buffers up to 32 MiB (glibc's largest mmap threshold) come from the
   // heap, and the heap is not given back until 1 GiB of it is free; larger

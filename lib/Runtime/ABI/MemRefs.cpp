@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 /// A memref's layout, read from its descriptor.

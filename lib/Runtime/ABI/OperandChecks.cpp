@@ -3,7 +3,7 @@
 #include "OperandChecks.h"
 #include "tp/Runtime/Quantize.h"
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 /// Why a scaled operand's scales do not fit its data, or "".
 static std::string checkScales(const char *name, const Operand &op) {

@@ -15,7 +15,7 @@
 
 #include <string>
 
-namespace tp::rt::abi {
+namespace mlir::tp::rt::abi {
 
 /// a @ b: B 2-D ([K, N], or [N, K] when `transposeB`) or batched with A's
 /// leading dims; equal K.
@@ -55,6 +55,6 @@ std::string checkMatmulAllToAll(const MatmulReduceScatterArgs &args,
 std::string checkMatmulReduceScatter(const MatmulReduceScatterArgs &args,
                                      int groupSize);
 
-} // namespace tp::rt::abi
+} // namespace mlir::tp::rt::abi
 
 #endif // TP_LIB_RUNTIME_ABI_OPERANDCHECKS_H

@@ -2,7 +2,7 @@
 
 #include "RunState.h"
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 extern "C" {
 

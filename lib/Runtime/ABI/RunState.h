@@ -24,8 +24,8 @@ struct TPRtRun {
       afterDestroy();
   }
 
-  tp::rt::World world;
-  std::vector<std::unique_ptr<tp::rt::Backend>> backends;
+  mlir::tp::rt::World world;
+  std::vector<std::unique_ptr<mlir::tp::rt::Backend>> backends;
   std::vector<std::unique_ptr<TPRtContext>> contexts;
   /// The rank of contexts[0]: 0 for threads, this process's for MPI.
   int firstRank = 0;

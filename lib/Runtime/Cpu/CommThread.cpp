@@ -4,8 +4,8 @@
 
 #include "tp/Runtime/World.h"
 
-using namespace tp::rt;
-using namespace tp::rt::cpu;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cpu;
 
 CommThread::~CommThread() {
   if (!thread.joinable())

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-namespace tp::rt::cpu {
+namespace mlir::tp::rt::cpu {
 
 /// The thread that moves a fused op's pieces (or sums its partials) beside
 /// the rank's GEMMs. It starts with the rank's first fused op and lives as
@@ -40,6 +40,6 @@ private:
   std::thread thread;
 };
 
-} // namespace tp::rt::cpu
+} // namespace mlir::tp::rt::cpu
 
 #endif // TP_LIB_RUNTIME_CPU_COMMTHREAD_H

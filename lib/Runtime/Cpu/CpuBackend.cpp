@@ -9,8 +9,8 @@
 #include <cstring>
 #include <thread>
 
-using namespace tp::rt;
-using namespace tp::rt::cpu;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cpu;
 
 Backend::~Backend() = default;
 
@@ -29,13 +29,14 @@ Tensor Backend::newResult(int index, DType dtype, std::vector<int64_t> shape,
   return Tensor(dtype, std::move(shape));
 }
 
-std::unique_ptr<Backend> tp::rt::createCpuBackend(World &world, int rank) {
+std::unique_ptr<Backend> mlir::tp::rt::createCpuBackend(World &world,
+                                                        int rank) {
   return std::make_unique<CpuBackend>(world, rank);
 }
 
 extern "C" void openblas_set_num_threads(int);
 
-void tp::rt::configureCpuThreads(int ranks) {
+void mlir::tp::rt::configureCpuThreads(int ranks) {
   int cores = std::max(1u, std::thread::hardware_concurrency());
   openblas_set_num_threads(std::max(1, cores / std::max(1, ranks)));
 }
@@ -104,10 +105,10 @@ Status CpuBackend::allReduce(const Group &group, const Tensor &input,
   return reduce(group, input, 0, /*scatter=*/false, reduction, site, result);
 }
 
-Status tp::rt::packAllToAllBlocks(const Tensor &input, int64_t split,
-                                  int groupSize, const std::string &site,
-                                  Tensor &packed,
-                                  std::vector<int64_t> &blockShape) {
+Status mlir::tp::rt::packAllToAllBlocks(const Tensor &input, int64_t split,
+                                        int groupSize, const std::string &site,
+                                        Tensor &packed,
+                                        std::vector<int64_t> &blockShape) {
   AllToAllShapes shapes;
   TP_RETURN_IF_ERROR(allToAllShapes(input.shape(), split, /*concat=*/split,
                                     groupSize, site, shapes));

@@ -10,7 +10,7 @@
 
 #include <memory>
 
-namespace tp::rt::cpu {
+namespace mlir::tp::rt::cpu {
 
 /// A GEMM step's trace label: "gemm r2 piece 1" (one piece), or the ranks
 /// whose shares it merges, "gemm r2 r3 r0".
@@ -101,6 +101,6 @@ private:
                                     std::vector<Tensor> &results);
 };
 
-} // namespace tp::rt::cpu
+} // namespace mlir::tp::rt::cpu
 
 #endif // TP_LIB_RUNTIME_CPU_CPUBACKEND_H

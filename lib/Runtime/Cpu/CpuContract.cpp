@@ -13,8 +13,8 @@
 #include "Kernels.h"
 #include "tp/Runtime/Contract.h"
 
-using namespace tp::rt;
-using namespace tp::rt::cpu;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cpu;
 
 namespace {
 

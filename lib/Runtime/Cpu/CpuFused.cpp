@@ -27,8 +27,8 @@
 #include <algorithm>
 #include <thread>
 
-using namespace tp::rt;
-using namespace tp::rt::cpu;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cpu;
 
 namespace {
 

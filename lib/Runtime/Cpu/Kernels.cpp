@@ -6,8 +6,8 @@
 #include <cblas.h>
 #include <cstring>
 
-using namespace tp::rt;
-using namespace tp::rt::cpu;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cpu;
 
 DimSplit cpu::splitAt(const std::vector<int64_t> &shape, int64_t dim) {
   DimSplit split;
@@ -181,7 +181,7 @@ bool cpu::needsDouble(const Operand &a, const Operand &b) {
   return a.data->dtype() == DType::F64 || b.data->dtype() == DType::F64;
 }
 
-namespace tp::rt::cpu {
+namespace mlir::tp::rt::cpu {
 template void gemm<float>(bool, int64_t, int64_t, int64_t, const float *,
                           int64_t, const float *, int64_t, float *, int64_t,
                           float);
@@ -208,12 +208,12 @@ template void addBias<float>(const Tensor &, int64_t, int64_t, int64_t,
                              float *);
 template void addBias<double>(const Tensor &, int64_t, int64_t, int64_t,
                               double *);
-} // namespace tp::rt::cpu
+} // namespace mlir::tp::rt::cpu
 
-void tp::rt::cpu::reduceRuns(const std::vector<const void *> &sources,
-                             DType dtype, Reduction reduction, int64_t outer,
-                             int64_t run, int64_t stride, int64_t start,
-                             void *out) {
+void mlir::tp::rt::cpu::reduceRuns(const std::vector<const void *> &sources,
+                                   DType dtype, Reduction reduction,
+                                   int64_t outer, int64_t run, int64_t stride,
+                                   int64_t start, void *out) {
   auto combine = [&](double acc, double v) {
     switch (reduction) {
     case Reduction::Sum:

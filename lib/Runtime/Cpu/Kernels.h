@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace tp::rt::cpu {
+namespace mlir::tp::rt::cpu {
 
 /// outer x extent x inner around dim `dim` of `shape`.
 struct DimSplit {
@@ -84,6 +84,6 @@ void reduceRuns(const std::vector<const void *> &sources, DType dtype,
 /// Whether the operands ask for double precision (any f64).
 bool needsDouble(const Operand &a, const Operand &b);
 
-} // namespace tp::rt::cpu
+} // namespace mlir::tp::rt::cpu
 
 #endif // TP_LIB_RUNTIME_CPU_KERNELS_H

@@ -30,8 +30,8 @@
 #include <mutex>
 #include <thread>
 
-using namespace tp::rt;
-using namespace tp::rt::cpu;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cpu;
 
 namespace {
 
@@ -623,9 +623,9 @@ Status MpiBackend::startReduce(const Group &group, const std::string &signature,
 
 } // namespace
 
-Status tp::rt::createMpiCpuBackend(std::chrono::milliseconds timeout,
-                                   TraceRecorder *trace,
-                                   std::unique_ptr<Backend> &backend) {
+Status mlir::tp::rt::createMpiCpuBackend(std::chrono::milliseconds timeout,
+                                         TraceRecorder *trace,
+                                         std::unique_ptr<Backend> &backend) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized)

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::rt::cpu {
+namespace mlir::tp::rt::cpu {
 
 /// One tensor of a pipelined all-gather (the gathered operand, or its
 /// scales): this rank's shard and its gathered buffer, both cut around the
@@ -90,6 +90,6 @@ public:
   virtual Status finish(const Status &computed) = 0;
 };
 
-} // namespace tp::rt::cpu
+} // namespace mlir::tp::rt::cpu
 
 #endif // TP_LIB_RUNTIME_CPU_PIECES_H

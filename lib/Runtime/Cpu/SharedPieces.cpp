@@ -10,8 +10,8 @@
 
 #include <atomic>
 
-using namespace tp::rt;
-using namespace tp::rt::cpu;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cpu;
 
 PieceGather::~PieceGather() = default;
 PartialReduce::~PartialReduce() = default;

@@ -12,8 +12,8 @@
 #include "CudaRank.h"
 #include "Kernels.h"
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 
 constexpr auto pieceRange = Schedule::pieceRange;
 

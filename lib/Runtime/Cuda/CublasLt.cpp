@@ -4,8 +4,8 @@
 
 #include <dlfcn.h>
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 
 Status cuda::openCublasLt(const std::vector<std::string> &candidates,
                           CublasLtApi &api) {

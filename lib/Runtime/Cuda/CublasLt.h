@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::rt::cuda {
+namespace mlir::tp::rt::cuda {
 
 /// The cuBLASLt entry points the backend calls.
 #define TP_CUBLASLT_FUNCTIONS(X)                                               \
@@ -60,6 +60,6 @@ Status openCublasLt(const std::vector<std::string> &candidates,
 /// loaded.
 std::string cublasStatusText(cublasStatus_t status);
 
-} // namespace tp::rt::cuda
+} // namespace mlir::tp::rt::cuda
 
 #endif // TP_LIB_RUNTIME_CUDA_CUBLASLT_H

@@ -16,7 +16,7 @@
 
 #include <string>
 
-namespace tp::rt::cuda {
+namespace mlir::tp::rt::cuda {
 
 inline Status check(cudaError_t error, const char *call,
                     const std::string &context) {
@@ -43,11 +43,11 @@ inline Status check(ncclResult_t result, const char *call,
                        " failed: " + ncclGetErrorString(result));
 }
 
-} // namespace tp::rt::cuda
+} // namespace mlir::tp::rt::cuda
 
 /// Returns a runtime error from the enclosing function when a CUDA, cuBLASLt
 /// or NCCL call fails; `context` is a std::string in scope naming the op.
 #define TP_CUDA(call)                                                          \
-  TP_RETURN_IF_ERROR(::tp::rt::cuda::check((call), #call, context))
+  TP_RETURN_IF_ERROR(::mlir::tp::rt::cuda::check((call), #call, context))
 
 #endif // TP_LIB_RUNTIME_CUDA_CUDACHECK_H

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::rt::cuda {
+namespace mlir::tp::rt::cuda {
 
 //===----------------------------------------------------------------------===//
 // Alignment and cuBLASLt preferences
@@ -494,6 +494,6 @@ inline StridedCopy exchangeSendPiece(size_t blockBytes, int to, int64_t extL,
   return piece;
 }
 
-} // namespace tp::rt::cuda
+} // namespace mlir::tp::rt::cuda
 
 #endif // TP_LIB_RUNTIME_CUDA_CUDAPLAN_H

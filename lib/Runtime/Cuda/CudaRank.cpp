@@ -7,21 +7,23 @@
 
 #include <tuple>
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 
-Split tp::rt::cuda::splitAt(const std::vector<int64_t> &shape, int64_t dim) {
+Split mlir::tp::rt::cuda::splitAt(const std::vector<int64_t> &shape,
+                                  int64_t dim) {
   Split s;
   for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i)
     (i < dim ? s.outer : i == dim ? s.extent : s.inner) *= shape[i];
   return s;
 }
 
-cudaError_t tp::rt::cuda::copySlabs(const void *src, int64_t srcExtent,
-                                    int64_t srcStart, void *dst,
-                                    int64_t dstExtent, int64_t dstStart,
-                                    int64_t count, const Split &s,
-                                    size_t elementBytes, cudaStream_t stream) {
+cudaError_t mlir::tp::rt::cuda::copySlabs(const void *src, int64_t srcExtent,
+                                          int64_t srcStart, void *dst,
+                                          int64_t dstExtent, int64_t dstStart,
+                                          int64_t count, const Split &s,
+                                          size_t elementBytes,
+                                          cudaStream_t stream) {
   size_t slab = s.inner * elementBytes;
   return cudaMemcpy2DAsync(
       static_cast<uint8_t *>(dst) + dstStart * slab, dstExtent * slab,

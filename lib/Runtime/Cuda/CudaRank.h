@@ -21,11 +21,11 @@
 #include <functional>
 #include <map>
 
-namespace tp::rt {
+namespace mlir::tp::rt {
 class TraceRecorder;
 }
 
-namespace tp::rt::cuda {
+namespace mlir::tp::rt::cuda {
 
 /// A tensor seen as [outer, extent, inner] around dim `dim`.
 struct Split {
@@ -322,6 +322,6 @@ protected:
   std::vector<cudaStream_t> pieceStreams;
 };
 
-} // namespace tp::rt::cuda
+} // namespace mlir::tp::rt::cuda
 
 #endif // TP_LIB_RUNTIME_CUDA_CUDARANK_H

@@ -10,7 +10,7 @@
 
 #include <cstdio>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 extern "C" TPRtRun *tpRtCudaRunCreate(int32_t ranks, int64_t timeoutMs) {
   if (ranks < 1 || timeoutMs < 1)

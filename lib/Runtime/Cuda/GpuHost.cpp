@@ -41,8 +41,8 @@ void check(cudaError_t error, const char *entry) {
                 "%s (GPU glue, device %d): CUDA error %s: %s", entry, device,
                 cudaGetErrorName(error), cudaGetErrorString(error));
   // While capturing, the capture fails with the first error instead.
-  if (tp::rt::cuda::CaptureScope *scope =
-          tp::rt::cuda::currentCaptureScope()) {
+  if (mlir::tp::rt::cuda::CaptureScope *scope =
+          mlir::tp::rt::cuda::currentCaptureScope()) {
     if (scope->error.empty())
       scope->error = text;
     return;
@@ -86,8 +86,8 @@ cudaStream_t asStream(void *stream) {
 }
 
 /// The capture the calling rank thread takes part in, if any.
-tp::rt::cuda::CaptureScope *capture() {
-  return tp::rt::cuda::currentCaptureScope();
+mlir::tp::rt::cuda::CaptureScope *capture() {
+  return mlir::tp::rt::cuda::currentCaptureScope();
 }
 
 /// Whether `ptr` is host memory (pageable or pinned), not device or managed.
@@ -112,7 +112,7 @@ bool isCaptureStream(void *stream) {
 
 } // namespace
 
-tp::rt::cuda::GlueTransfers &tp::rt::cuda::glueTransfers() {
+mlir::tp::rt::cuda::GlueTransfers &mlir::tp::rt::cuda::glueTransfers() {
   thread_local GlueTransfers moved;
   return moved;
 }
@@ -262,7 +262,8 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
     return;
   // Host memory on one side (the program's inputs or results): counted for
   // the rank's report of what a step copies.
-  tp::rt::cuda::GlueTransfers &moved = tp::rt::cuda::glueTransfers();
+  mlir::tp::rt::cuda::GlueTransfers &moved =
+      mlir::tp::rt::cuda::glueTransfers();
   if (isHostMemory(src))
     moved.hostToDevice += static_cast<int64_t>(sizeBytes);
   else if (isHostMemory(dst))
@@ -275,7 +276,7 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
 void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
   if (captureFailed())
     return;
-  check(tp::rt::cuda::launchFill(dst, value, 4, count, asStream(stream)),
+  check(mlir::tp::rt::cuda::launchFill(dst, value, 4, count, asStream(stream)),
         "mgpuMemset32");
 }
 
@@ -283,7 +284,7 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count,
                   void *stream) {
   if (captureFailed())
     return;
-  check(tp::rt::cuda::launchFill(dst, value, 2, count, asStream(stream)),
+  check(mlir::tp::rt::cuda::launchFill(dst, value, 2, count, asStream(stream)),
         "mgpuMemset16");
 }
 

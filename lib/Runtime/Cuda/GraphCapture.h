@@ -20,7 +20,7 @@
 #include <map>
 #include <string>
 
-namespace tp::rt::cuda {
+namespace mlir::tp::rt::cuda {
 
 /// Managed memory a captured step allocated, freed when the graph goes.
 class CaptureArena {
@@ -65,6 +65,6 @@ GlueTransfers &glueTransfers();
 CaptureScope *currentCaptureScope();
 void setCaptureScope(CaptureScope *scope);
 
-} // namespace tp::rt::cuda
+} // namespace mlir::tp::rt::cuda
 
 #endif // TP_LIB_RUNTIME_CUDA_GRAPHCAPTURE_H

@@ -6,7 +6,7 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 
@@ -178,48 +178,48 @@ dim3 gridFor(int64_t n) {
 
 } // namespace
 
-cudaError_t tp::rt::cuda::launchReduce(const void *const *inputs, int count,
-                                       DType inType, int64_t n,
-                                       Reduction reduction, const void *bias,
-                                       DType biasType, int64_t biasSize,
-                                       void *out, DType outType,
-                                       cudaStream_t stream) {
+cudaError_t mlir::tp::rt::cuda::launchReduce(
+    const void *const *inputs, int count, DType inType, int64_t n,
+    Reduction reduction, const void *bias, DType biasType, int64_t biasSize,
+    void *out, DType outType, cudaStream_t stream) {
   reduceKernel<<<gridFor(n), 256, 0, stream>>>(inputs, count, inType, n,
                                                reduction, bias, biasType,
                                                biasSize, out, outType);
   return cudaGetLastError();
 }
 
-cudaError_t tp::rt::cuda::launchConvert(const float *in, int64_t n,
-                                        const void *bias, DType biasType,
-                                        int64_t biasSize, void *out,
-                                        DType outType, cudaStream_t stream) {
+cudaError_t mlir::tp::rt::cuda::launchConvert(const float *in, int64_t n,
+                                              const void *bias, DType biasType,
+                                              int64_t biasSize, void *out,
+                                              DType outType,
+                                              cudaStream_t stream) {
   convertKernel<<<gridFor(n), 256, 0, stream>>>(in, n, bias, biasType, biasSize,
                                                 out, outType);
   return cudaGetLastError();
 }
 
-cudaError_t tp::rt::cuda::launchAddBias(void *d, DType dType, int64_t batch,
-                                        int64_t batchStride, int64_t rows,
-                                        int64_t cols, int64_t ld,
-                                        const void *bias, DType biasType,
-                                        cudaStream_t stream) {
+cudaError_t mlir::tp::rt::cuda::launchAddBias(void *d, DType dType,
+                                              int64_t batch,
+                                              int64_t batchStride, int64_t rows,
+                                              int64_t cols, int64_t ld,
+                                              const void *bias, DType biasType,
+                                              cudaStream_t stream) {
   addBiasKernel<<<gridFor(batch * rows * cols), 256, 0, stream>>>(
       d, dType, batch, batchStride, rows, cols, ld, bias, biasType);
   return cudaGetLastError();
 }
 
-cudaError_t tp::rt::cuda::launchScaleRowsCols(float *d, int64_t rows,
-                                              int64_t cols,
-                                              const float *rowScale,
-                                              const float *colScale,
-                                              cudaStream_t stream) {
+cudaError_t mlir::tp::rt::cuda::launchScaleRowsCols(float *d, int64_t rows,
+                                                    int64_t cols,
+                                                    const float *rowScale,
+                                                    const float *colScale,
+                                                    cudaStream_t stream) {
   scaleRowsColsKernel<<<gridFor(rows * cols), 256, 0, stream>>>(
       d, rows, cols, rowScale, colScale);
   return cudaGetLastError();
 }
 
-cudaError_t tp::rt::cuda::launchDequantizeToBF16(
+cudaError_t mlir::tp::rt::cuda::launchDequantizeToBF16(
     const uint8_t *data, DType dataType, const void *scale, DType scaleType,
     const float *globalScale, Scaling mode, int64_t rows, int64_t cols,
     uint16_t *out, cudaStream_t stream) {
@@ -229,29 +229,32 @@ cudaError_t tp::rt::cuda::launchDequantizeToBF16(
   return cudaGetLastError();
 }
 
-cudaError_t tp::rt::cuda::launchWiden(const void *in, DType inType, int64_t n,
-                                      float *out, cudaStream_t stream) {
+cudaError_t mlir::tp::rt::cuda::launchWiden(const void *in, DType inType,
+                                            int64_t n, float *out,
+                                            cudaStream_t stream) {
   widenKernel<<<gridFor(n), 256, 0, stream>>>(in, inType, n, out);
   return cudaGetLastError();
 }
 
-cudaError_t tp::rt::cuda::launchPointerTable(const void **table,
-                                             const void *base, size_t stride,
-                                             int count, cudaStream_t stream) {
+cudaError_t mlir::tp::rt::cuda::launchPointerTable(const void **table,
+                                                   const void *base,
+                                                   size_t stride, int count,
+                                                   cudaStream_t stream) {
   pointerTableKernel<<<1, 32, 0, stream>>>(
       table, static_cast<const uint8_t *>(base), stride, count);
   return cudaGetLastError();
 }
 
-cudaError_t tp::rt::cuda::launchSetFloats(float *dst, float first,
-                                          float second, cudaStream_t stream) {
+cudaError_t mlir::tp::rt::cuda::launchSetFloats(float *dst, float first,
+                                                float second,
+                                                cudaStream_t stream) {
   setFloatsKernel<<<1, 1, 0, stream>>>(dst, first, second);
   return cudaGetLastError();
 }
 
-cudaError_t tp::rt::cuda::launchFill(void *dst, uint32_t value,
-                                     int elementBytes, size_t count,
-                                     cudaStream_t stream) {
+cudaError_t mlir::tp::rt::cuda::launchFill(void *dst, uint32_t value,
+                                           int elementBytes, size_t count,
+                                           cudaStream_t stream) {
   if (count == 0)
     return cudaSuccess;
   if (elementBytes == 2)

@@ -14,7 +14,7 @@
 
 #include <cuda_runtime.h>
 
-namespace tp::rt::cuda {
+namespace mlir::tp::rt::cuda {
 
 /// out[i] = reduce_p(inputs[p][i]) (/ count for avg) (+ bias[i % biasSize]),
 /// accumulated in fp32 and rounded once to outType. `inputs` is a device
@@ -72,6 +72,6 @@ cudaError_t launchFill(void *dst, uint32_t value, int elementBytes,
 cudaError_t launchSetFloats(float *dst, float first, float second,
                             cudaStream_t stream);
 
-} // namespace tp::rt::cuda
+} // namespace mlir::tp::rt::cuda
 
 #endif // TP_LIB_RUNTIME_CUDA_KERNELS_H

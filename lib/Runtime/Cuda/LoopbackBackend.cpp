@@ -18,17 +18,17 @@
 
 #include <cstdlib>
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 
-bool tp::rt::cudaBackendBuilt() { return true; }
+bool mlir::tp::rt::cudaBackendBuilt() { return true; }
 
-int tp::rt::cudaDeviceCount() {
+int mlir::tp::rt::cudaDeviceCount() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
-Status tp::rt::queryCudaDevices(int &count) {
+Status mlir::tp::rt::queryCudaDevices(int &count) {
   count = 0;
   TP_RETURN_IF_ERROR(check(cudaGetDeviceCount(&count), "cudaGetDeviceCount",
                            "CUDA device query"));
@@ -38,7 +38,7 @@ Status tp::rt::queryCudaDevices(int &count) {
   return Status::ok();
 }
 
-bool tp::rt::cudaDeviceRequired() {
+bool mlir::tp::rt::cudaDeviceRequired() {
   const char *value = std::getenv("TP_REQUIRE_CUDA_DEVICE");
   return value && *value && std::string(value) != "0";
 }
@@ -188,8 +188,8 @@ private:
 
 } // namespace
 
-Status tp::rt::createCudaBackend(World &world, int rank,
-                                 std::unique_ptr<Backend> &backend) {
+Status mlir::tp::rt::createCudaBackend(World &world, int rank,
+                                       std::unique_ptr<Backend> &backend) {
   int count = cudaDeviceCount();
   if (count == 0)
     return Status::error("cuda backend of rank " + std::to_string(rank) +

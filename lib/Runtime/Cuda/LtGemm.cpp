@@ -3,8 +3,8 @@
 #include "LtGemm.h"
 #include "Kernels.h"
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 
 cudaDataType_t cuda::toCudaType(DType type) {
   switch (type) {

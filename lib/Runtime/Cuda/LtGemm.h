@@ -23,7 +23,7 @@
 #include <map>
 #include <tuple>
 
-namespace tp::rt::cuda {
+namespace mlir::tp::rt::cuda {
 
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
@@ -120,6 +120,6 @@ private:
 
 cudaDataType_t toCudaType(DType type);
 
-} // namespace tp::rt::cuda
+} // namespace mlir::tp::rt::cuda
 
 #endif // TP_LIB_RUNTIME_CUDA_LTGEMM_H

@@ -23,13 +23,13 @@
 #include <cstring>
 #include <thread>
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto pieceRange = Schedule::pieceRange;
 
-Status tp::rt::createNcclUniqueId(std::string &blob) {
+Status mlir::tp::rt::createNcclUniqueId(std::string &blob) {
   const std::string context = "NCCL bootstrap";
   ncclUniqueId id;
   TP_CUDA(ncclGetUniqueId(&id));
@@ -60,7 +60,7 @@ Status reducible(DType type, const std::string &context, ncclDataType_t &out) {
   if (ncclTypeOf(type, out))
     return Status::ok();
   return Status::error(context + ": NCCL cannot reduce " +
-                       std::string(tp::rt::name(type)));
+                       std::string(mlir::tp::rt::name(type)));
 }
 
 ncclRedOp_t ncclOpOf(Reduction reduction) {
@@ -367,8 +367,8 @@ Status NcclBackend::sendRecv(ncclComm_t nc, const Piece &send, int to,
 
 } // namespace
 
-Status tp::rt::createCudaNcclBackend(const NcclRankSetup &setup,
-                                     std::unique_ptr<Backend> &backend) {
+Status mlir::tp::rt::createCudaNcclBackend(const NcclRankSetup &setup,
+                                           std::unique_ptr<Backend> &backend) {
   auto nccl = std::make_unique<NcclBackend>(setup);
   TP_RETURN_IF_ERROR(nccl->connect());
   backend = std::move(nccl);

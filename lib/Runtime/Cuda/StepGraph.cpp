@@ -22,8 +22,8 @@
 #include <mutex>
 #include <thread>
 
-using namespace tp::rt;
-using namespace tp::rt::cuda;
+using namespace mlir::tp::rt;
+using namespace mlir::tp::rt::cuda;
 
 //===----------------------------------------------------------------------===//
 // The capture's arena and the calling thread's scope.
@@ -33,8 +33,10 @@ namespace {
 thread_local CaptureScope *threadScope = nullptr;
 } // namespace
 
-CaptureScope *tp::rt::cuda::currentCaptureScope() { return threadScope; }
-void tp::rt::cuda::setCaptureScope(CaptureScope *scope) { threadScope = scope; }
+CaptureScope *mlir::tp::rt::cuda::currentCaptureScope() { return threadScope; }
+void mlir::tp::rt::cuda::setCaptureScope(CaptureScope *scope) {
+  threadScope = scope;
+}
 
 CaptureArena::~CaptureArena() {
   for (auto &[aligned, base] : bases)

@@ -26,7 +26,7 @@
 #include <thread>
 #include <unistd.h>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 
@@ -154,7 +154,7 @@ void removeTree(const std::string &path) {
 
 } // namespace
 
-Status tp::rt::handleInterrupts(const std::string &tool, bool quiet) {
+Status mlir::tp::rt::handleInterrupts(const std::string &tool, bool quiet) {
   Registry &r = registry();
   {
     std::lock_guard<std::mutex> lock(r.mutex);
@@ -192,39 +192,39 @@ Status tp::rt::handleInterrupts(const std::string &tool, bool quiet) {
   return Status::ok();
 }
 
-void tp::rt::awaitInterrupt() {
+void mlir::tp::rt::awaitInterrupt() {
   if (!interrupting)
     return;
   for (;;)
     ::pause();
 }
 
-void tp::rt::trackChild(pid_t child, bool wholeGroup) {
+void mlir::tp::rt::trackChild(pid_t child, bool wholeGroup) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.children[child] = wholeGroup;
 }
 
-void tp::rt::untrackChild(pid_t child) {
+void mlir::tp::rt::untrackChild(pid_t child) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.children.erase(child);
 }
 
-void tp::rt::trackTemporaryPath(const std::string &path,
-                                bool removeEmptyParent) {
+void mlir::tp::rt::trackTemporaryPath(const std::string &path,
+                                      bool removeEmptyParent) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.temporaries[path] = removeEmptyParent;
 }
 
-void tp::rt::untrackTemporaryPath(const std::string &path) {
+void mlir::tp::rt::untrackTemporaryPath(const std::string &path) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.temporaries.erase(path);
 }
 
-void tp::rt::removeTemporaryPath(const std::string &path) {
+void mlir::tp::rt::removeTemporaryPath(const std::string &path) {
   untrackTemporaryPath(path);
   removeTree(path);
 }

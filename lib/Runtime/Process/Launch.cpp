@@ -23,7 +23,7 @@
 
 extern char **environ;
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 using Clock = std::chrono::steady_clock;
 
 ProcessGroup::~ProcessGroup() = default;
@@ -188,8 +188,8 @@ Status spawnRank(const LaunchSpec &spec, int r, Rank &rank) {
 
 } // namespace
 
-Status tp::rt::launchRanks(const LaunchSpec &spec,
-                           std::vector<std::string> &reports) {
+Status mlir::tp::rt::launchRanks(const LaunchSpec &spec,
+                                 std::vector<std::string> &reports) {
   if (spec.argv.empty() || spec.ranks < 1)
     return Status::error("launch: no command or no ranks");
   std::vector<Rank> ranks(spec.ranks);
@@ -359,7 +359,7 @@ bool parseInt(const char *text, int &value) {
 
 } // namespace
 
-Status tp::rt::joinLaunchedRun(std::unique_ptr<ProcessGroup> &group) {
+Status mlir::tp::rt::joinLaunchedRun(std::unique_ptr<ProcessGroup> &group) {
   group.reset();
   const char *rankText = std::getenv(kRankVar);
   if (!rankText)
@@ -382,9 +382,11 @@ Status tp::rt::joinLaunchedRun(std::unique_ptr<ProcessGroup> &group) {
   return Status::ok();
 }
 
-bool tp::rt::startedByLauncher() { return std::getenv(kRankVar) != nullptr; }
+bool mlir::tp::rt::startedByLauncher() {
+  return std::getenv(kRankVar) != nullptr;
+}
 
-bool tp::rt::startedByMpi() {
+bool mlir::tp::rt::startedByMpi() {
   for (const char *var :
        {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
     if (std::getenv(var))

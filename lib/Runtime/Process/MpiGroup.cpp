@@ -7,7 +7,7 @@
 #include <climits>
 #include <cstdio>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 
@@ -101,7 +101,7 @@ private:
 
 } // namespace
 
-Status tp::rt::joinMpiRun(std::unique_ptr<ProcessGroup> &group) {
+Status mlir::tp::rt::joinMpiRun(std::unique_ptr<ProcessGroup> &group) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   // The MPI CPU backend calls MPI from a rank's compute and communication

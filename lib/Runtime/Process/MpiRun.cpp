@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 extern "C" {
 

@@ -20,7 +20,7 @@
 
 extern char **environ;
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 
@@ -194,8 +194,8 @@ static void writeAll(int fd, const std::string &text) {
   }
 }
 
-Status tp::rt::runMpirun(const std::vector<std::string> &command,
-                         int &exitStatus) {
+Status mlir::tp::rt::runMpirun(const std::vector<std::string> &command,
+                               int &exitStatus) {
   exitStatus = 1;
   if (command.empty())
     return Status::error("runMpirun: no command");

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-using namespace tp::rt;
+using namespace mlir::tp::rt;
 
 namespace {
 constexpr uint32_t kMagic = 0x54505231; // "TPR1"
@@ -48,9 +48,9 @@ private:
 };
 } // namespace
 
-std::string tp::rt::encodeOutcome(const Status &status,
-                                  const std::vector<Tensor> &results,
-                                  const StepReport &steps) {
+std::string mlir::tp::rt::encodeOutcome(const Status &status,
+                                        const std::vector<Tensor> &results,
+                                        const StepReport &steps) {
   Writer w;
   w.put(kMagic);
   w.put<uint8_t>(status.isOk());
@@ -81,9 +81,9 @@ std::string tp::rt::encodeOutcome(const Status &status,
   return w.bytes;
 }
 
-Status tp::rt::decodeOutcome(const std::string &bytes, Status &outcome,
-                             std::vector<Tensor> &results,
-                             StepReport *steps) {
+Status mlir::tp::rt::decodeOutcome(const std::string &bytes, Status &outcome,
+                                   std::vector<Tensor> &results,
+                                   StepReport *steps) {
   Reader r(bytes);
   auto malformed = [&](const char *what) {
     return Status::error("malformed rank report (" +

@@ -35,7 +35,8 @@ struct TestUniformityPass
         return;
       for (OpResult result : op->getResults()) {
         std::string why;
-        if (tp::isUniformAcrossGroup(result, grid, axes.asArrayRef(), &why))
+        if (mlir::tp::isUniformAcrossGroup(result, grid, axes.asArrayRef(),
+                                           &why))
           op->emitRemark() << "result #" << result.getResultNumber()
                            << " is uniform";
         else

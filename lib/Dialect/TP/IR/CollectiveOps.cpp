@@ -11,8 +11,8 @@ using namespace mlir::tp::rules;
 /// Every op that names a grid resolves it the same way.
 #define TP_DEFINE_RESOLVE_GROUP(OP)                                            \
   FailureOr<GroupInfo> OP::resolveGroup(SymbolTableCollection &symbolTable) {  \
-    return tp::resolveGroup(getOperation(), getGridAttr(), getGridAxes(),      \
-                            symbolTable);                                      \
+    return mlir::tp::resolveGroup(getOperation(), getGridAttr(),               \
+                                  getGridAxes(), symbolTable);                 \
   }
 TP_DEFINE_RESOLVE_GROUP(AllGatherOp)
 TP_DEFINE_RESOLVE_GROUP(ReduceScatterOp)

@@ -197,8 +197,9 @@ QuantizeOp::reifyResultShapes(OpBuilder &b,
       return DimSource::of(input, d);
     if (mode == ScalingMode::RowWise)
       return DimSource{Value(), 0, DimSource::Constant, 1};
-    int64_t block = mode == ScalingMode::MXFP8 ? ::tp::rt::kMXFP8BlockSize
-                                               : ::tp::rt::kNVFP4BlockSize;
+    int64_t block = mode == ScalingMode::MXFP8
+                        ? ::mlir::tp::rt::kMXFP8BlockSize
+                        : ::mlir::tp::rt::kNVFP4BlockSize;
     return DimSource{input, d, DimSource::DivideBy, block};
   });
 }

@@ -360,13 +360,13 @@ LogicalResult rules::verifyScaledOperand(Operation *op, StringRef dataName,
     shape.back() = 1;
     break;
   case ScalingMode::MXFP8:
-    if (failed(
-            blocked(::tp::rt::kMXFP8BlockSize, b.getType<Float8E8M0FNUType>())))
+    if (failed(blocked(::mlir::tp::rt::kMXFP8BlockSize,
+                       b.getType<Float8E8M0FNUType>())))
       return failure();
     break;
   case ScalingMode::NVFP4:
-    if (failed(
-            blocked(::tp::rt::kNVFP4BlockSize, b.getType<Float8E4M3FNType>())))
+    if (failed(blocked(::mlir::tp::rt::kNVFP4BlockSize,
+                       b.getType<Float8E4M3FNType>())))
       return failure();
     break;
   }

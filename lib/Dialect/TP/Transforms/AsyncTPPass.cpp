@@ -391,7 +391,7 @@ struct ErasedOps : RewriterBase::Listener {
   llvm::DenseSet<Operation *> erased;
 };
 
-struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
+struct TPAsyncTPPass : mlir::tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
   using TPAsyncTPBase::TPAsyncTPBase;
 
   void setSchedule(Operation *fused, std::optional<Algorithm> schedule,
@@ -657,8 +657,8 @@ struct TPAsyncTPPass : tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
 
 } // namespace
 
-void tp::populateAsyncTPPatterns(RewritePatternSet &patterns,
-                                 const AsyncTPOptions &options) {
+void mlir::tp::populateAsyncTPPatterns(RewritePatternSet &patterns,
+                                       const AsyncTPOptions &options) {
   patterns.add<FuseCollectivePattern<AllGatherOp>,
                FuseCollectivePattern<ReduceScatterOp>>(patterns.getContext(),
                                                        options);

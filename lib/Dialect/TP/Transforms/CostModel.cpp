@@ -11,7 +11,7 @@
 using namespace mlir;
 using namespace mlir::tp;
 /// The runtime's plan of a fused op's pieces (header-only).
-namespace runtime = ::tp::rt;
+namespace runtime = ::mlir::tp::rt;
 
 //===----------------------------------------------------------------------===//
 // The model (docs/CostModel.md)

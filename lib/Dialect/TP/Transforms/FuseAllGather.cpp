@@ -323,8 +323,8 @@ static Value castIfNeeded(RewriterBase &rewriter, Location loc, Value value,
   return tensor::CastOp::create(rewriter, loc, type, value);
 }
 
-ConsumerList tp::detail::collectConsumers(Operation *collective,
-                                          SmallVector<Miss> &misses) {
+ConsumerList mlir::tp::detail::collectConsumers(Operation *collective,
+                                                SmallVector<Miss> &misses) {
   ConsumerList consumers;
   auto tryUse = [&](OpOperand &use, tensor::CollapseShapeOp collapse) {
     std::string why;
@@ -362,8 +362,8 @@ ConsumerList tp::detail::collectConsumers(Operation *collective,
                            : chooseGroup(std::move(consumers), misses);
 }
 
-void tp::detail::reportMisses(SmallVector<Miss> &misses, bool nothingFused,
-                              FusionReport &report) {
+void mlir::tp::detail::reportMisses(SmallVector<Miss> &misses,
+                                    bool nothingFused, FusionReport &report) {
   llvm::stable_sort(misses, [&](const Miss &x, const Miss &y) {
     return inBlockOrder(x.user, y.user);
   });
@@ -387,8 +387,8 @@ static bool isLeadingDimQuery(Operation *collective, Operation *user) {
   return index && *index < type.getRank() - 1;
 }
 
-bool tp::detail::resultStillRead(Operation *collective,
-                                 const ConsumerList &group) {
+bool mlir::tp::detail::resultStillRead(Operation *collective,
+                                       const ConsumerList &group) {
   SmallPtrSet<Operation *, 8> absorbed;
   for (const Consumer &c : group)
     absorbed.insert(c.matmul);
@@ -406,8 +406,8 @@ bool tp::detail::resultStillRead(Operation *collective,
   return !llvm::all_of(collective->getUsers(), isAbsorbed);
 }
 
-SmallVector<Type> tp::detail::productTypes(RankedTensorType lhs,
-                                           const ConsumerList &group) {
+SmallVector<Type> mlir::tp::detail::productTypes(RankedTensorType lhs,
+                                                 const ConsumerList &group) {
   SmallVector<Type> types;
   for (const Consumer &c : group) {
     auto bType = cast<RankedTensorType>(c.b.getType());
@@ -418,9 +418,11 @@ SmallVector<Type> tp::detail::productTypes(RankedTensorType lhs,
   return types;
 }
 
-void tp::detail::replaceConsumers(RewriterBase &rewriter, Operation *collective,
-                                  Operation *fused, ResultRange products,
-                                  ConsumerList &group, bool returnResult) {
+void mlir::tp::detail::replaceConsumers(RewriterBase &rewriter,
+                                        Operation *collective, Operation *fused,
+                                        ResultRange products,
+                                        ConsumerList &group,
+                                        bool returnResult) {
   const Consumer &lead = group.front();
   rewriter.setInsertionPointAfter(fused);
   for (auto [c, product] : llvm::zip_equal(group, products)) {
@@ -465,8 +467,8 @@ void tp::detail::replaceConsumers(RewriterBase &rewriter, Operation *collective,
   rewriter.eraseOp(collective);
 }
 
-FusionReport tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
-                               const AsyncTPOptions &options) {
+FusionReport mlir::tp::fuseAllGather(RewriterBase &rewriter, AllGatherOp ag,
+                                     const AsyncTPOptions &options) {
   FusionReport report;
   std::string why;
   if (!isTensorParallelGroup(ag.getGridAxes(), options, "all-gather", why)) {

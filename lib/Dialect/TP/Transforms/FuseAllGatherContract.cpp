@@ -176,8 +176,8 @@ static LogicalResult placeFusedOp(AllGatherOp ag, ArrayRef<ContractUse> group,
   return success();
 }
 
-ContractFusion tp::fuseAllGatherContract(RewriterBase &rewriter,
-                                         AllGatherOp ag) {
+ContractFusion mlir::tp::fuseAllGatherContract(RewriterBase &rewriter,
+                                               AllGatherOp ag) {
   ContractFusion result;
   SmallVector<ContractUse> candidates;
   auto tryUse = [&](OpOperand &use, tensor::CollapseShapeOp collapse) {
@@ -324,7 +324,7 @@ static void forEachContraction(
   }
 }
 
-bool tp::isContractionOfGather(AllGatherOp ag, OpOperand &use) {
+bool mlir::tp::isContractionOfGather(AllGatherOp ag, OpOperand &use) {
   bool found = false;
   forEachContraction(ag, [&](OpOperand &matched, const ContractUse &) {
     found |= &matched == &use;
@@ -332,7 +332,7 @@ bool tp::isContractionOfGather(AllGatherOp ag, OpOperand &use) {
   return found;
 }
 
-SmallVector<MatmulOp> tp::contractionsOfGather(AllGatherOp ag) {
+SmallVector<MatmulOp> mlir::tp::contractionsOfGather(AllGatherOp ag) {
   SmallVector<MatmulOp> matmuls;
   forEachContraction(ag, [&](OpOperand &, const ContractUse &c) {
     matmuls.push_back(c.matmul);

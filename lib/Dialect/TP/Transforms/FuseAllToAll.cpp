@@ -121,8 +121,8 @@ static void moveTransposeAcross(RewriterBase &rewriter, AllToAllOp op) {
   eraseTranspose(rewriter, t);
 }
 
-void tp::moveTransposesAcrossAllToAlls(Operation *root,
-                                       RewriterBase &rewriter) {
+void mlir::tp::moveTransposesAcrossAllToAlls(Operation *root,
+                                             RewriterBase &rewriter) {
   SmallVector<AllToAllOp> exchanges;
   root->walk([&](AllToAllOp op) { exchanges.push_back(op); });
   for (AllToAllOp op : exchanges)
@@ -209,8 +209,8 @@ static std::optional<std::string> layoutOpAfterMatmul(AllToAllOp op) {
 // all_to_all -> matmul
 //===----------------------------------------------------------------------===//
 
-FusionReport tp::fuseAllToAll(RewriterBase &rewriter, AllToAllOp op,
-                              const AsyncTPOptions &options) {
+FusionReport mlir::tp::fuseAllToAll(RewriterBase &rewriter, AllToAllOp op,
+                                    const AsyncTPOptions &options) {
   FusionReport report;
   std::string why;
   if (!isTensorParallelGroup(op.getGridAxes(), options, "all-to-all", why)) {

@@ -38,8 +38,9 @@ static FailureOr<MatmulProducer> matchProducer(ReduceScatterOp rs,
   return p;
 }
 
-FusionReport tp::fuseReduceScatter(RewriterBase &rewriter, ReduceScatterOp rs,
-                                   const AsyncTPOptions &options) {
+FusionReport mlir::tp::fuseReduceScatter(RewriterBase &rewriter,
+                                         ReduceScatterOp rs,
+                                         const AsyncTPOptions &options) {
   FusionReport report;
   std::string why;
   if (!isTensorParallelGroup(rs.getGridAxes(), options, "reduce-scatter",

@@ -14,13 +14,13 @@
 using namespace mlir;
 using namespace mlir::tp;
 
-std::string tp::quoteName(Operation *op) {
+std::string mlir::tp::quoteName(Operation *op) {
   return ("'" + op->getName().getStringRef() + "'").str();
 }
 
-bool tp::isTensorParallelGroup(ArrayRef<int16_t> axes,
-                               const AsyncTPOptions &options,
-                               StringRef collective, std::string &why) {
+bool mlir::tp::isTensorParallelGroup(ArrayRef<int16_t> axes,
+                                     const AsyncTPOptions &options,
+                                     StringRef collective, std::string &why) {
   auto list = [&] {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -52,12 +52,12 @@ static bool isElementwise(Operation *op) {
                       [](AffineMap map) { return map.isIdentity(); });
 }
 
-bool tp::isInterloper(Operation *op) {
+bool mlir::tp::isInterloper(Operation *op) {
   return isElementwise(op) || isa<linalg::TransposeOp, tensor::CollapseShapeOp,
                                   tensor::ExpandShapeOp, tensor::ReshapeOp>(op);
 }
 
-bool tp::reachesMatmul(Operation *op, bool downward) {
+bool mlir::tp::reachesMatmul(Operation *op, bool downward) {
   SmallVector<Operation *> worklist = {op};
   llvm::SmallPtrSet<Operation *, 16> visited = {op};
   while (!worklist.empty()) {
@@ -75,23 +75,23 @@ bool tp::reachesMatmul(Operation *op, bool downward) {
       if (candidate->getBlock() != op->getBlock() ||
           !visited.insert(candidate).second)
         continue;
-      if (tp::isMatmul(candidate))
+      if (mlir::tp::isMatmul(candidate))
         return true;
-      if (tp::isInterloper(candidate))
+      if (mlir::tp::isInterloper(candidate))
         worklist.push_back(candidate);
     }
   }
   return false;
 }
 
-std::string tp::describeInterloper(Operation *op, StringRef collective) {
+std::string mlir::tp::describeInterloper(Operation *op, StringRef collective) {
   // Gathers and all-to-alls feed their matmuls; reduce-scatters read one.
   return describeInterloper(op, collective,
                             /*readsProduct=*/collective == "reduce-scatter");
 }
 
-std::string tp::describeInterloper(Operation *op, StringRef collective,
-                                   bool readsProduct) {
+std::string mlir::tp::describeInterloper(Operation *op, StringRef collective,
+                                         bool readsProduct) {
   std::string name = quoteName(op);
   bool downward = !readsProduct;
   std::string value =
@@ -137,7 +137,7 @@ static bool isMovable(Operation *op) {
             }).wasInterrupted();
 }
 
-bool tp::isMatmul(Operation *op) {
+bool mlir::tp::isMatmul(Operation *op) {
   if (isa<MatmulOp, BatchMatmulOp, ScaledMatmulOp>(op))
     return true;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -145,7 +145,7 @@ bool tp::isMatmul(Operation *op) {
                       linalg::isaConvolutionOpInterface(linalgOp));
 }
 
-bool tp::isMatmulProduct(Value value) {
+bool mlir::tp::isMatmulProduct(Value value) {
   Operation *def = value.getDefiningOp();
   if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
     def = expand.getSrc().getDefiningOp();
@@ -157,16 +157,16 @@ bool tp::isMatmulProduct(Value value) {
   return def && isMatmul(def);
 }
 
-bool tp::isMatmulOutput(Value value) {
+bool mlir::tp::isMatmulOutput(Value value) {
   if (auto add = value.getDefiningOp<BiasAddOp>())
     value = add.getInput();
   return isMatmulProduct(value);
 }
 
-HoistStatus tp::planHoist(Operation *point, Value value,
-                          const SmallPtrSetImpl<Operation *> &replaced,
-                          llvm::SetVector<Operation *> &toMove,
-                          Operation *&blocker) {
+HoistStatus mlir::tp::planHoist(Operation *point, Value value,
+                                const SmallPtrSetImpl<Operation *> &replaced,
+                                llvm::SetVector<Operation *> &toMove,
+                                Operation *&blocker) {
   SmallVector<Value> worklist = {value};
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
@@ -195,9 +195,10 @@ HoistStatus tp::planHoist(Operation *point, Value value,
   return HoistStatus::Ok;
 }
 
-std::string tp::describeHoistFailure(HoistStatus status, Operation *blocker,
-                                     StringRef what, StringRef dependsOn,
-                                     StringRef collective) {
+std::string mlir::tp::describeHoistFailure(HoistStatus status,
+                                           Operation *blocker, StringRef what,
+                                           StringRef dependsOn,
+                                           StringRef collective) {
   if (status == HoistStatus::DependsOnReplaced)
     return (what + " depends on " + dependsOn).str();
   return (what + " is computed after the " + collective + " by " +
@@ -206,8 +207,8 @@ std::string tp::describeHoistFailure(HoistStatus status, Operation *blocker,
       .str();
 }
 
-void tp::hoistAbove(RewriterBase &rewriter, Operation *point,
-                    const llvm::SetVector<Operation *> &ops) {
+void mlir::tp::hoistAbove(RewriterBase &rewriter, Operation *point,
+                          const llvm::SetVector<Operation *> &ops) {
   SmallVector<Operation *> ordered(ops.begin(), ops.end());
   llvm::sort(ordered,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
@@ -215,8 +216,8 @@ void tp::hoistAbove(RewriterBase &rewriter, Operation *point,
     rewriter.moveOpBefore(op, point);
 }
 
-void tp::reshapesAroundCollectivesAsCollapseOrExpand(Operation *root,
-                                                    RewriterBase &rewriter) {
+void mlir::tp::reshapesAroundCollectivesAsCollapseOrExpand(
+    Operation *root, RewriterBase &rewriter) {
   SmallVector<tensor::ReshapeOp> reshapes;
   root->walk([&](tensor::ReshapeOp reshape) {
     bool ofGather = reshape.getSource().getDefiningOp<AllGatherOp>();
@@ -254,7 +255,7 @@ void tp::reshapesAroundCollectivesAsCollapseOrExpand(Operation *root,
   }
 }
 
-Value tp::elementwiseOperand(Value value, Operation *&elementwise) {
+Value mlir::tp::elementwiseOperand(Value value, Operation *&elementwise) {
   elementwise = nullptr;
   Operation *def = value.getDefiningOp();
   if (!def || def->getNumResults() != 1 ||
@@ -276,8 +277,8 @@ Value tp::elementwiseOperand(Value value, Operation *&elementwise) {
   return found;
 }
 
-Value tp::applyElementwiseTo(RewriterBase &rewriter, Operation *elementwise,
-                             Value source) {
+Value mlir::tp::applyElementwiseTo(RewriterBase &rewriter,
+                                   Operation *elementwise, Value source) {
   auto sourceType = cast<RankedTensorType>(source.getType());
   IRMapping mapping;
   for (Value operand : elementwise->getOperands()) {

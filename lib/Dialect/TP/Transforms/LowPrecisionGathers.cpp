@@ -41,7 +41,7 @@ dequantizeThroughCollapse(Value value, tensor::CollapseShapeOp &collapse) {
   return value.getDefiningOp<DequantizeOp>();
 }
 
-std::string tp::whyNotScaledMatmul(Operation *matmul, ScalingMode mode) {
+std::string mlir::tp::whyNotScaledMatmul(Operation *matmul, ScalingMode mode) {
   Value rhs;
   bool transposeB = false;
   Type product;
@@ -135,7 +135,8 @@ static void rewriteAsScaledMatmul(RewriterBase &rewriter, Operation *matmul,
   rewriter.replaceOp(matmul, result);
 }
 
-void tp::raiseDequantizedMatmuls(RewriterBase &rewriter, Operation *root) {
+void mlir::tp::raiseDequantizedMatmuls(RewriterBase &rewriter,
+                                       Operation *root) {
   SmallVector<Operation *> matmuls;
   root->walk([&](Operation *op) {
     if (isa<MatmulOp, BatchMatmulOp>(op))
@@ -348,7 +349,7 @@ static bool glueServesFusion(Operation *op) {
   return glue && throughCollapse(glue->data).getDefiningOp<AllGatherOp>();
 }
 
-void tp::raiseDequantizeGlue(RewriterBase &rewriter, Operation *root) {
+void mlir::tp::raiseDequantizeGlue(RewriterBase &rewriter, Operation *root) {
   SmallVector<Operation *> candidates;
   root->walk([&](Operation *op) {
     if (isa<arith::MulFOp, linalg::GenericOp>(op) && op->getNumResults() == 1 &&
@@ -430,8 +431,8 @@ static std::string whyNarrowingLosesFusion(AllGatherOp ag,
   return "";
 }
 
-FailureOr<GatherNarrowing> tp::narrowGather(RewriterBase &rewriter,
-                                            AllGatherOp ag) {
+FailureOr<GatherNarrowing> mlir::tp::narrowGather(RewriterBase &rewriter,
+                                                  AllGatherOp ag) {
   Operation *producer = ag.getInput().getDefiningOp();
   auto dequantize = dyn_cast_or_null<DequantizeOp>(producer);
   auto extend = dyn_cast_or_null<arith::ExtFOp>(producer);

@@ -87,7 +87,8 @@ struct LowerLinear : OpRewritePattern<LinearOp> {
   LinearLoweringMode mode;
 };
 
-struct TPLowerLinearPass : tp::impl::TPLowerLinearBase<TPLowerLinearPass> {
+struct TPLowerLinearPass
+    : mlir::tp::impl::TPLowerLinearBase<TPLowerLinearPass> {
   using TPLowerLinearBase::TPLowerLinearBase;
 
   void runOnOperation() override {
@@ -119,7 +120,7 @@ struct TPLowerLinearPass : tp::impl::TPLowerLinearBase<TPLowerLinearPass> {
 
 } // namespace
 
-void tp::populateLowerLinearPatterns(RewritePatternSet &patterns,
-                                     LinearLoweringMode mode) {
+void mlir::tp::populateLowerLinearPatterns(RewritePatternSet &patterns,
+                                           LinearLoweringMode mode) {
   patterns.add<LowerLinear>(patterns.getContext(), mode);
 }

@@ -545,7 +545,7 @@ void GatherSinker::sink(AllGatherOp gather) {
 namespace {
 
 struct TPSequenceParallelPass
-    : tp::impl::TPSequenceParallelBase<TPSequenceParallelPass> {
+    : mlir::tp::impl::TPSequenceParallelBase<TPSequenceParallelPass> {
   using TPSequenceParallelBase::TPSequenceParallelBase;
 
   /// The all-gather that replaces `op`, or failure with `why`.

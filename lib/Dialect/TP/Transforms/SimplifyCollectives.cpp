@@ -53,7 +53,7 @@ void SimplifyCollectivesObserver::addendDropped(Operation *, Value,
 // Unread collectives
 //===----------------------------------------------------------------------===//
 
-bool tp::isRemovableCollective(Operation *op) {
+bool mlir::tp::isRemovableCollective(Operation *op) {
   return isa<AllGatherOp, ReduceScatterOp, AllReduceOp>(op);
 }
 
@@ -65,7 +65,7 @@ static bool isUnreadInit(OpOperand &use) {
          !linalgOp.payloadUsesValueFromOperand(&use);
 }
 
-std::string tp::whyCollectiveUnread(Operation *op) {
+std::string mlir::tp::whyCollectiveUnread(Operation *op) {
   if (op->getNumResults() != 1)
     return "";
   Value result = op->getResult(0);
@@ -412,7 +412,7 @@ struct DropZeroFusedAddend : OpRewritePattern<MatmulReduceScatterOp> {
 
 } // namespace
 
-void tp::populateSimplifyCollectivesPatterns(
+void mlir::tp::populateSimplifyCollectivesPatterns(
     RewritePatternSet &patterns, SimplifyCollectivesObserver *observer) {
   MLIRContext *context = patterns.getContext();
   patterns.add<RemoveUnreadCollective<AllGatherOp>,
@@ -470,7 +470,7 @@ struct Reporter : SimplifyCollectivesObserver, RewriterBase::Listener {
 };
 
 struct SimplifyCollectivesPass
-    : tp::impl::TPSimplifyCollectivesBase<SimplifyCollectivesPass> {
+    : mlir::tp::impl::TPSimplifyCollectivesBase<SimplifyCollectivesPass> {
   using TPSimplifyCollectivesBase::TPSimplifyCollectivesBase;
 
   void runOnOperation() override {

@@ -141,8 +141,8 @@ private:
 
 } // namespace
 
-bool tp::isUniformAcrossGroup(Value value, FlatSymbolRefAttr grid,
-                              ArrayRef<int16_t> axes, std::string *why) {
+bool mlir::tp::isUniformAcrossGroup(Value value, FlatSymbolRefAttr grid,
+                                    ArrayRef<int16_t> axes, std::string *why) {
   UniformityQuery query(grid, axes);
   bool uniform = query.isUniform(value);
   if (!uniform && why)

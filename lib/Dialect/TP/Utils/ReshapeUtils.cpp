@@ -6,21 +6,23 @@
 
 using namespace mlir;
 
-SmallVector<ReassociationIndices> tp::leadingDimsReassociation(int64_t rank) {
+SmallVector<ReassociationIndices>
+mlir::tp::leadingDimsReassociation(int64_t rank) {
   ReassociationIndices leading;
   for (int64_t i = 0; i + 1 < rank; ++i)
     leading.push_back(i);
   return {leading, {rank - 1}};
 }
 
-Value tp::collapseLeadingDims(OpBuilder &builder, Location loc, Value value) {
+Value mlir::tp::collapseLeadingDims(OpBuilder &builder, Location loc,
+                                    Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   return tensor::CollapseShapeOp::create(
       builder, loc, value, leadingDimsReassociation(type.getRank()));
 }
 
-Value tp::expandLeadingDims(OpBuilder &builder, Location loc, Value matrix,
-                            Value shapeSource) {
+Value mlir::tp::expandLeadingDims(OpBuilder &builder, Location loc,
+                                  Value matrix, Value shapeSource) {
   auto matrixType = cast<RankedTensorType>(matrix.getType());
   auto sourceType = cast<RankedTensorType>(shapeSource.getType());
   SmallVector<OpFoldResult> sizes =
@@ -34,20 +36,20 @@ Value tp::expandLeadingDims(OpBuilder &builder, Location loc, Value matrix,
       leadingDimsReassociation(sourceType.getRank()), sizes);
 }
 
-bool tp::isLeadingDimsCollapse(tensor::CollapseShapeOp op) {
+bool mlir::tp::isLeadingDimsCollapse(tensor::CollapseShapeOp op) {
   int64_t rank = op.getSrcType().getRank();
   return rank >= 2 &&
          op.getReassociationIndices() == leadingDimsReassociation(rank);
 }
 
-bool tp::isLeadingDimsExpand(tensor::ExpandShapeOp op) {
+bool mlir::tp::isLeadingDimsExpand(tensor::ExpandShapeOp op) {
   int64_t rank = op.getResultType().getRank();
   return op.getSrcType().getRank() == 2 && rank >= 2 &&
          op.getReassociationIndices() == leadingDimsReassociation(rank);
 }
 
-bool tp::restoresLeadingDims(tensor::ExpandShapeOp expand,
-                             tensor::CollapseShapeOp collapse) {
+bool mlir::tp::restoresLeadingDims(tensor::ExpandShapeOp expand,
+                                   tensor::CollapseShapeOp collapse) {
   Value source = collapse.getSrc();
   auto sourceType = cast<RankedTensorType>(source.getType());
   SmallVector<OpFoldResult> sizes = expand.getMixedOutputShape();

@@ -2,8 +2,9 @@
 -*-===*\
 |*                                                                            *|
 |* Host tensors and SPMD execution of a tp function on N ranks with a runtime *|
-|* backend ("cpu", or "cuda" in builds with it). Errors come back as          *|
-|* MlirLogicalResult plus a message through the callback.                     *|
+|* backend ("cpu", or "cuda" in builds with it); inputs read from and values  *|
+|* dumped to .npy files in tp-run's layout, and runs compared. Errors come    *|
+|* back as MlirLogicalResult plus a message through the callback.             *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -45,6 +46,33 @@ MLIR_CAPI_EXPORTED void tpTensorSet(TPTensor tensor, int64_t index,
 MLIR_CAPI_EXPORTED MlirLogicalResult tpRunSPMD(
     MlirOperation func, int ranks, const char *backend, const TPTensor *inputs,
     TPTensor *results, MlirStringCallback onError, void *userData);
+
+/* Reads `dir`/rank<R>/arg<I>.npy for every rank and argument of `func` into
+ * `inputs` (ranks x arguments, rank-major; new tensors the caller destroys),
+ * converted to the argument types, as tp-run --input-dir does. A dynamic dim
+ * of an argument type is `dynamicSize` (> 0). */
+MLIR_CAPI_EXPORTED MlirLogicalResult tpReadInputs(
+    MlirOperation func, int ranks, const char *dir, int64_t dynamicSize,
+    TPTensor *inputs, MlirStringCallback onError, void *userData);
+
+/* Writes every rank's arguments and results below `dir` (made if missing) as
+ * rank<R>/arg<I>.npy and rank<R>/result<J>.npy, as tp-run --dump does:
+ * `inputs` holds ranks x numArgs tensors, `results` ranks x numResults, both
+ * rank-major. Until every file is written, `dir` holds a file INCOMPLETE. */
+MLIR_CAPI_EXPORTED MlirLogicalResult tpDumpValues(
+    const char *dir, int ranks, intptr_t numArgs, const TPTensor *inputs,
+    intptr_t numResults, const TPTensor *results, MlirStringCallback onError,
+    void *userData);
+
+/* Compares two runs' results (ranks x numResults each, rank-major) as tp-run
+ * --compare-pipeline does: floats within `tolerance` of the normalized error
+ * (negative: by element type), integers equal. `worst` (if not null) gets the
+ * largest normalized error. A mismatch fails, with a line per mismatch
+ * through `onError`. */
+MLIR_CAPI_EXPORTED MlirLogicalResult
+tpCompareResults(int ranks, intptr_t numResults, const TPTensor *actual,
+                 const TPTensor *expected, double tolerance, double *worst,
+                 MlirStringCallback onError, void *userData);
 
 #ifdef __cplusplus
 }

@@ -2,23 +2,26 @@
 
 #include "tp-c/Runtime.h"
 #include "tp/Execution/Execution.h"
+#include "tp/Execution/Values.h"
+#include "tp/Runtime/Files.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 
 using namespace mlir;
+namespace rt = mlir::tp::rt;
 
-static ::mlir::tp::rt::Tensor *unwrapTensor(TPTensor t) {
-  return static_cast<::mlir::tp::rt::Tensor *>(t.ptr);
+static rt::Tensor *unwrapTensor(TPTensor t) {
+  return static_cast<rt::Tensor *>(t.ptr);
 }
 
 TPTensor tpTensorCreate(const char *dtype, const int64_t *shape,
                         intptr_t rank) {
-  std::optional<::mlir::tp::rt::DType> type = ::mlir::tp::rt::parseDType(dtype);
+  std::optional<rt::DType> type = rt::parseDType(dtype);
   if (!type || rank < 0)
     return TPTensor{nullptr};
-  return TPTensor{new ::mlir::tp::rt::Tensor(
-      *type, std::vector<int64_t>(shape, shape + rank))};
+  return TPTensor{
+      new rt::Tensor(*type, std::vector<int64_t>(shape, shape + rank))};
 }
 
 void tpTensorDestroy(TPTensor tensor) { delete unwrapTensor(tensor); }
@@ -54,7 +57,7 @@ MlirLogicalResult tpRunSPMD(MlirOperation func, int ranks, const char *backend,
   std::vector<mlir::tp::RankValues> perRank(ranks);
   for (int r = 0; r < ranks; ++r)
     for (size_t i = 0; i < numArgs; ++i) {
-      ::mlir::tp::rt::Tensor *t = unwrapTensor(inputs[r * numArgs + i]);
+      rt::Tensor *t = unwrapTensor(inputs[r * numArgs + i]);
       if (!t)
         return report("tpRunSPMD: input " + std::to_string(i) + " of rank " +
                       std::to_string(r) + " is null");
@@ -63,13 +66,120 @@ MlirLogicalResult tpRunSPMD(MlirOperation func, int ranks, const char *backend,
   mlir::tp::ExecutionOptions options;
   options.ranks = ranks;
   options.backend = backend ? backend : "cpu";
-  ::mlir::tp::rt::Status status =
-      mlir::tp::executeSPMD(entry, options, perRank);
+  rt::Status status = mlir::tp::executeSPMD(entry, options, perRank);
   if (!status.isOk())
     return report(status.message());
   for (int r = 0; r < ranks; ++r)
     for (size_t j = 0; j < numResults; ++j)
       results[r * numResults + j] =
-          TPTensor{new ::mlir::tp::rt::Tensor(perRank[r].results[j])};
+          TPTensor{new rt::Tensor(perRank[r].results[j])};
+  return mlirLogicalResultSuccess();
+}
+
+/// Reports `message` through `onError` and fails.
+static MlirLogicalResult failWith(const std::string &message,
+                                  MlirStringCallback onError, void *userData) {
+  if (onError)
+    onError(mlirStringRefCreate(message.data(), message.size()), userData);
+  return mlirLogicalResultFailure();
+}
+
+/// `count` tensors per rank from `tensors` (rank-major) into `values`, or the
+/// name of the first null one.
+static std::optional<std::string>
+collect(const TPTensor *tensors, int ranks, intptr_t count, const char *what,
+        std::vector<rt::Tensor> mlir::tp::RankValues::*values,
+        std::vector<mlir::tp::RankValues> &perRank) {
+  perRank.resize(ranks);
+  for (int r = 0; r < ranks; ++r)
+    for (intptr_t i = 0; i < count; ++i) {
+      rt::Tensor *t = tensors ? unwrapTensor(tensors[r * count + i]) : nullptr;
+      if (!t)
+        return std::string(what) + " " + std::to_string(i) + " of rank " +
+               std::to_string(r) + " is null";
+      (perRank[r].*values).push_back(*t);
+    }
+  return std::nullopt;
+}
+
+MlirLogicalResult tpReadInputs(MlirOperation func, int ranks, const char *dir,
+                               int64_t dynamicSize, TPTensor *inputs,
+                               MlirStringCallback onError, void *userData) {
+  auto entry = dyn_cast<func::FuncOp>(unwrap(func));
+  if (!entry)
+    return failWith("tpReadInputs: the operation is not a func.func", onError,
+                    userData);
+  if (ranks < 1 || dynamicSize < 1 || !dir)
+    return failWith("tpReadInputs: needs ranks >= 1, dynamicSize >= 1 and a "
+                    "folder",
+                    onError, userData);
+  std::vector<std::vector<int64_t>> shapes;
+  rt::Status status =
+      mlir::tp::resolveArgumentShapes(entry, {}, dynamicSize, shapes);
+  size_t numArgs = entry.getNumArguments();
+  std::vector<std::vector<rt::Tensor>> perRank(ranks);
+  for (int r = 0; r < ranks && status.isOk(); ++r)
+    status = mlir::tp::readInputs(entry, shapes, dir, r, perRank[r]);
+  if (!status.isOk())
+    return failWith("tpReadInputs: " + status.message(), onError, userData);
+  for (int r = 0; r < ranks; ++r)
+    for (size_t i = 0; i < numArgs; ++i)
+      inputs[r * numArgs + i] =
+          TPTensor{new rt::Tensor(std::move(perRank[r][i]))};
+  return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult tpDumpValues(const char *dir, int ranks, intptr_t numArgs,
+                               const TPTensor *inputs, intptr_t numResults,
+                               const TPTensor *results,
+                               MlirStringCallback onError, void *userData) {
+  if (!dir || ranks < 1 || numArgs < 0 || numResults < 0)
+    return failWith("tpDumpValues: needs a folder, ranks >= 1 and counts >= 0",
+                    onError, userData);
+  std::vector<mlir::tp::RankValues> perRank;
+  if (std::optional<std::string> null =
+          collect(inputs, ranks, numArgs, "argument",
+                  &mlir::tp::RankValues::args, perRank))
+    return failWith("tpDumpValues: " + *null, onError, userData);
+  if (std::optional<std::string> null =
+          collect(results, ranks, numResults, "result",
+                  &mlir::tp::RankValues::results, perRank))
+    return failWith("tpDumpValues: " + *null, onError, userData);
+  std::string error;
+  rt::Status status = rt::makeDirectoryNoFollow(dir, error)
+                          ? mlir::tp::markDumpIncomplete(dir)
+                          : rt::Status::error(error);
+  if (status.isOk())
+    status = mlir::tp::dumpValues(dir, perRank);
+  if (!status.isOk())
+    return failWith("tpDumpValues: " + status.message(), onError, userData);
+  return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult tpCompareResults(int ranks, intptr_t numResults,
+                                   const TPTensor *actual,
+                                   const TPTensor *expected, double tolerance,
+                                   double *worst, MlirStringCallback onError,
+                                   void *userData) {
+  if (ranks < 1 || numResults < 0)
+    return failWith("tpCompareResults: needs ranks >= 1 and numResults >= 0",
+                    onError, userData);
+  std::vector<mlir::tp::RankValues> ran, reference;
+  if (std::optional<std::string> null =
+          collect(actual, ranks, numResults, "actual result",
+                  &mlir::tp::RankValues::results, ran))
+    return failWith("tpCompareResults: " + *null, onError, userData);
+  if (std::optional<std::string> null =
+          collect(expected, ranks, numResults, "expected result",
+                  &mlir::tp::RankValues::results, reference))
+    return failWith("tpCompareResults: " + *null, onError, userData);
+  double largest = 0;
+  std::string mismatches;
+  bool same =
+      mlir::tp::compareResults(ran, reference, tolerance, largest, mismatches);
+  if (worst)
+    *worst = largest;
+  if (!same)
+    return failWith(mismatches, onError, userData);
   return mlirLogicalResultSuccess();
 }

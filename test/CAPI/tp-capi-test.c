@@ -40,9 +40,45 @@ static MlirLogicalResult printDiagnostic(MlirDiagnostic diagnostic,
   return mlirLogicalResultSuccess();
 }
 
+/* Dumps a run's values as tp-run --dump does, reads the inputs back as
+ * tp-run --input-dir does, and compares them: equal, then with one element
+ * changed. `inputs` and `results` are 4 ranks' (2 arguments, 1 result). */
+static void checkValues(MlirOperation func, const char *dir,
+                        const TPTensor *inputs, const TPTensor *results) {
+  enum { RANKS = 4, ARGS = 2 };
+  MlirLogicalResult dumped =
+      tpDumpValues(dir, RANKS, ARGS, inputs, 1, results, printToStdout, NULL);
+  printf("dumped: %s\n", mlirLogicalResultIsSuccess(dumped) ? "ok" : "FAILED");
+  TPTensor reread[RANKS * ARGS];
+  MlirLogicalResult read =
+      tpReadInputs(func, RANKS, dir, 1, reread, printToStdout, NULL);
+  if (mlirLogicalResultIsFailure(read)) {
+    printf("read back: FAILED\n");
+    return;
+  }
+  double worst = -1;
+  MlirLogicalResult same = tpCompareResults(RANKS, ARGS, reread, inputs, 0.0,
+                                            &worst, printToStdout, NULL);
+  printf("read back: %s (max error %.1e)\n",
+         mlirLogicalResultIsSuccess(same) ? "same" : "DIFFERENT", worst);
+  tpTensorSet(reread[1 * ARGS + 1], 5, 100.0);
+  printf("changed: ");
+  MlirLogicalResult differ = tpCompareResults(RANKS, ARGS, reread, inputs, 0.0,
+                                              &worst, printToStdout, NULL);
+  printf("-> %s\n",
+         mlirLogicalResultIsFailure(differ) ? "failed" : "unexpected");
+  printf("missing folder: ");
+  read = tpReadInputs(func, RANKS, "/nonexistent-tp-capi", 1, reread,
+                      printToStdout, NULL);
+  printf(" -> %s\n",
+         mlirLogicalResultIsFailure(read) ? "failed" : "unexpected");
+  for (int i = 0; i < RANKS * ARGS; ++i)
+    tpTensorDestroy(reread[i]);
+}
+
 /* Runs the fused function on 4 ranks through the runtime's C API and checks
  * rank r's result against (x_0; x_1; x_2; x_3) @ w_r computed here. */
-static void checkExecution(MlirModule module) {
+static void checkExecution(MlirModule module, const char *dumpDir) {
   enum { RANKS = 4, M = 8, K = 64, N = 32 };
   // The grid comes first; the function follows it.
   MlirOperation func = mlirOperationGetNextInBlock(
@@ -74,10 +110,14 @@ static void checkExecution(MlirModule module) {
           worst = error < 0 ? (-error > worst ? -error : worst)
                             : (error > worst ? error : worst);
         }
-      tpTensorDestroy(results[r]);
     }
   printf("executed on %d ranks: max error %.2e (%s)\n", RANKS, worst,
          mlirLogicalResultIsSuccess(ran) && worst < 1e-4 ? "ok" : "WRONG");
+  if (mlirLogicalResultIsSuccess(ran)) {
+    checkValues(func, dumpDir, inputs, results);
+    for (int r = 0; r < RANKS; ++r)
+      tpTensorDestroy(results[r]);
+  }
   printf("bad backend: ");
   ran = tpRunSPMD(func, RANKS, "tpu", inputs, results, printToStdout, NULL);
   printf(" -> %s\n", mlirLogicalResultIsFailure(ran) ? "failed" : "unexpected");
@@ -96,7 +136,7 @@ static MlirContext makeContext(void) {
   return context;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   tpRegisterPasses();
   MlirContext context = makeContext();
 
@@ -115,14 +155,23 @@ int main(void) {
     return 2;
   mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
   printf("\n");
+  // clang-format off
   // CHECK-LABEL: func.func @col
   // CHECK-SAME:    (%[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<64x32xf32>)
-  // CHECK-NEXT:    %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp
-  // axes = [0] dim = 0 CHECK-NEXT:    return %[[Y]]
-  checkExecution(module);
+  // CHECK-NEXT:    %[[Y:.*]] = tp.all_gather_matmul %[[X]], [%[[W]]] on @tp axes = [0] dim = 0
+  // CHECK-NEXT:    return %[[Y]]
+  // clang-format on
+  checkExecution(module, argc > 1 ? argv[1] : "tp-capi-dump");
+  // clang-format off
   // CHECK: executed on 4 ranks: max error {{[0-9.e+-]+}} (ok)
-  // CHECK: bad backend: rank {{[0-9]}} failed first: unknown backend 'tpu' ->
-  // failed
+  // CHECK-NEXT: dumped: ok
+  // CHECK-NEXT: read back: same (max error 0.0e+00)
+  // CHECK-NEXT: changed: mismatch: rank 1 result 1: max abs error
+  // CHECK-NEXT: -> failed
+  // CHECK-NEXT: missing folder: tpReadInputs: argument 0 of rank 0:
+  // CHECK-SAME: -> failed
+  // CHECK: bad backend: rank {{[0-9]}} failed first: unknown backend 'tpu' -> failed
+  // clang-format on
   mlirModuleDestroy(module);
 
   /* The same pipeline through a pass manager, by name. */

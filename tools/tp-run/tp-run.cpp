@@ -2,9 +2,14 @@
 //
 //   tp-run FILE --ranks N [--entry F] [--seed S] [--backend cpu|cuda]
 //          [--transport loopback|nccl|mpi] [--input-dir D] [--dump-dir D]
-//          [--pipeline P]
-//          [--compare-pipeline P] [--trace T.json] [--dim-size N]
-//          [--arg-shape I=AxB] [--timeout-ms T] [--tolerance X]
+//          [--pipeline P] [--compare-pipeline P] [--compare-backend B]
+//          [--trace T.json] [--dim-size N] [--arg-shape I=AxB]
+//          [--timeout-ms T] [--tolerance X] [--steps N]
+//          [--glue cpu|gpu] [--gpu-chip SM] [--cuda-graph]
+//          [--no-runtime-checks] [--max-function-ops N]
+//
+// (`tp-run --help` describes each.) Values are read, dumped, printed and
+// compared by lib/Execution (Values.h), which the C API shares.
 //
 // The file is imported (tp-import) and its tp.linear layers lowered first, so
 // upstream per-rank IR runs as it is. --pipeline transforms the program that
@@ -18,8 +23,8 @@
 #include "GpuGlue.h"
 #include "ProcessRun.h"
 #include "Source.h"
-#include "Values.h"
 #include "tp/Execution/Execution.h"
+#include "tp/Execution/Values.h"
 #include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/Files.h"
 #include "tp/Runtime/Interrupts.h"
@@ -90,8 +95,9 @@ static cl::opt<std::string>
 static cl::opt<std::string> comparePipeline(
     cl::cat(runOptions), "compare-pipeline",
     cl::desc("Also run the program after this pipeline ('' = as given) and "
-             "compare every result on every rank"),
-    cl::init("\x01"));
+             "compare every result on every rank"));
+/// Whether --compare-pipeline was given (its empty value means "as given").
+static bool comparing() { return comparePipeline.getNumOccurrences() > 0; }
 static cl::opt<std::string> traceFile(
     cl::cat(runOptions), "trace",
     cl::desc("Write a Chrome trace-event JSON file (with --transport nccl: "
@@ -280,7 +286,7 @@ static bool checkOptions() {
       return refuse("cannot write the trace " + traceFile +
                     ": it is a folder");
   }
-  rt::Status folders = ::mlir::tp::run::checkFoldersDisjoint(inputDir, dumpDir);
+  rt::Status folders = mlir::tp::checkFoldersDisjoint(inputDir, dumpDir);
   if (!folders)
     return refuse(folders.message());
   // Created before the run, so a folder that cannot be made fails early. The
@@ -295,7 +301,7 @@ static bool checkOptions() {
     return refuse("cannot create " + dumpDir + ": " +
                   std::make_error_code(std::errc::not_a_directory).message());
   // Until the dump is written, it says it is not.
-  if (rt::Status marked = ::mlir::tp::run::markDumpIncomplete(dumpDir); !marked)
+  if (rt::Status marked = mlir::tp::markDumpIncomplete(dumpDir); !marked)
     return refuse(marked.message());
   // An interrupted run removes a dump folder it created, and leaves a given
   // one marked incomplete (Interrupts.h).
@@ -379,8 +385,10 @@ compareWithReference(ModuleOp reference, func::FuncOp entry,
   std::string ran =
       (pipeline.empty() ? std::string("as given") : pipeline.getValue()) +
       " on " + backendName.getValue();
-  if (!::mlir::tp::run::compareResults(perRank, referenceRuns, tolerance,
-                                       worst)) {
+  std::string mismatches;
+  if (!mlir::tp::compareResults(perRank, referenceRuns, tolerance, worst,
+                                mismatches)) {
+    llvm::outs() << mismatches;
     llvm::outs() << "compare: FAILED (" << ran << " vs " << against << ")\n";
     return 1;
   }
@@ -498,7 +506,7 @@ static int runTool(int argc, char **argv,
   if (!checked)
     return fail(checked.message());
   OwningOpRef<ModuleOp> reference;
-  if (comparePipeline.getValue() != "\x01")
+  if (comparing())
     if (int failedReference = prepareReference(*original, entry, reference))
       return failedReference;
 
@@ -520,8 +528,8 @@ static int runTool(int argc, char **argv,
     if (!reporter && r != group->rank())
       continue;
     if (!inputDir.empty()) {
-      status = ::mlir::tp::run::readInputs(entry, shapes, inputDir, r,
-                                           perRank[r].args);
+      status =
+          mlir::tp::readInputs(entry, shapes, inputDir, r, perRank[r].args);
       if (!status)
         return fail(status.message());
       continue;
@@ -532,8 +540,7 @@ static int runTool(int argc, char **argv,
       return fail(status.message());
   }
   if (reporter && !inputDir.empty())
-    if (rt::Status replicated =
-            ::mlir::tp::run::checkReplicatedInputs(entry, perRank);
+    if (rt::Status replicated = mlir::tp::checkReplicatedInputs(entry, perRank);
         !replicated)
       return fail(replicated.message());
 
@@ -573,7 +580,7 @@ static int runTool(int argc, char **argv,
             mlir::tp::CompiledProgram::compile(entry, options, compiled);
         !built)
       return fail(built.message());
-    int runs = comparePipeline.getValue() == "\x01" ? 1 : 2;
+    int runs = !comparing() ? 1 : 2;
     std::chrono::seconds jobLimit = ::mlir::tp::run::mpirunJobLimit(
         mlir::tp::runLimit(options), runs, numRanks);
     int exitStatus = 1;
@@ -611,11 +618,10 @@ static int runTool(int argc, char **argv,
     if (!status && group)
       group->abort(status.message());
     if (status && group)
-      rankResultsSent =
-          transport != "mpi" || comparePipeline.getValue() == "\x01";
+      rankResultsSent = transport != "mpi" || !comparing();
     // Under MPI every rank runs the compared program too.
     if (status && !reports)
-      return comparePipeline.getValue() != "\x01" && transport == "mpi"
+      return comparing() && transport == "mpi"
                  ? compareWithReference(*reference, entry, options, perRank,
                                         group.get())
                  : 0;
@@ -626,11 +632,11 @@ static int runTool(int argc, char **argv,
   }
   if (!status)
     return fail(status.message());
-  ::mlir::tp::run::printResults(perRank);
+  mlir::tp::printResults(perRank);
   if (steps.getNumOccurrences())
-    ::mlir::tp::run::printSteps(perRank);
+    mlir::tp::printSteps(perRank);
   if (!dumpDir.empty()) {
-    status = ::mlir::tp::run::dumpValues(dumpDir, perRank);
+    status = mlir::tp::dumpValues(dumpDir, perRank);
     if (status)
       rt::untrackTemporaryPath(dumpDir);
     if (!status)
@@ -647,7 +653,7 @@ static int runTool(int argc, char **argv,
     llvm::outs() << "trace: " << rankTracePath(0) << " ... "
                  << rankTracePath(numRanks - 1) << " (one per rank)\n";
 
-  if (comparePipeline.getValue() == "\x01")
+  if (!comparing())
     return 0;
   return compareWithReference(*reference, entry, options, perRank,
                               transport == "mpi" ? group.get() : nullptr);

@@ -1,6 +1,6 @@
-//===- Values.cpp - what tp-run reads, writes, prints and compares --------===//
+//===- Values.cpp - a run's inputs, dumps, printouts and comparisons ------===//
 
-#include "Values.h"
+#include "tp/Execution/Values.h"
 #include "tp/Dialect/TP/IR/TPDialect.h"
 #include "tp/Runtime/Files.h"
 #include "tp/Runtime/Npy.h"
@@ -72,10 +72,10 @@ static rt::Status checkIntegerValues(const rt::Tensor &file, rt::DType dtype,
   return rt::Status::ok();
 }
 
-rt::Status run::readInputs(mlir::func::FuncOp entry,
-                           const std::vector<std::vector<int64_t>> &shapes,
-                           const std::string &dir, int rank,
-                           std::vector<rt::Tensor> &args) {
+rt::Status mlir::tp::readInputs(mlir::func::FuncOp entry,
+                                const std::vector<std::vector<int64_t>> &shapes,
+                                const std::string &dir, int rank,
+                                std::vector<rt::Tensor> &args) {
   args.clear();
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
     std::string path = (llvm::Twine(dir) + "/rank" + llvm::Twine(rank) +
@@ -102,9 +102,9 @@ rt::Status run::readInputs(mlir::func::FuncOp entry,
   return rt::Status::ok();
 }
 
-rt::Status
-run::checkReplicatedInputs(mlir::func::FuncOp entry,
-                           const std::vector<mlir::tp::RankValues> &perRank) {
+rt::Status mlir::tp::checkReplicatedInputs(
+    mlir::func::FuncOp entry,
+    const std::vector<mlir::tp::RankValues> &perRank) {
   for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
     if (!entry.getArgAttr(i, mlir::tp::kReplicatedArgAttrName))
       continue;
@@ -122,16 +122,14 @@ run::checkReplicatedInputs(mlir::func::FuncOp entry,
           std::memcmp(other.data(), first.data(), first.numBytes()) == 0)
         continue;
       size_t element = 0, size = rt::byteSize(first.dtype());
-      while (std::memcmp(static_cast<const char *>(other.data()) +
-                             element * size,
-                         static_cast<const char *>(first.data()) +
-                             element * size,
-                         size) == 0)
+      while (
+          std::memcmp(static_cast<const char *>(other.data()) + element * size,
+                      static_cast<const char *>(first.data()) + element * size,
+                      size) == 0)
         ++element;
       std::ostringstream text;
       text << where << "value differs from rank 0's (element " << element
-           << ": " << other.get(element) << " vs " << first.get(element)
-           << ")";
+           << ": " << other.get(element) << " vs " << first.get(element) << ")";
       return rt::Status::error(text.str());
     }
   }
@@ -142,19 +140,20 @@ static std::string incompleteMarker(const std::string &dir) {
   return dir + "/INCOMPLETE";
 }
 
-rt::Status run::markDumpIncomplete(const std::string &dir) {
+rt::Status mlir::tp::markDumpIncomplete(const std::string &dir) {
   std::string error;
   if (!rt::writeFileAtomically(
           incompleteMarker(dir),
-          {"tp-run has not finished this dump: the run failed or was stopped "
+          {"This dump is not finished: the run failed or was stopped "
            "before every file was written.\n"},
           error))
     return rt::Status::error(error);
   return rt::Status::ok();
 }
 
-rt::Status run::dumpValues(const std::string &dumpDir,
-                           const std::vector<mlir::tp::RankValues> &perRank) {
+rt::Status
+mlir::tp::dumpValues(const std::string &dumpDir,
+                     const std::vector<mlir::tp::RankValues> &perRank) {
   for (auto [rank, values] : llvm::enumerate(perRank)) {
     std::string dir =
         (llvm::Twine(dumpDir) + "/rank" + llvm::Twine(rank)).str();
@@ -206,8 +205,8 @@ static bool isWithin(const std::string &inner, const std::string &outer) {
           (outer.back() == '/' || inner[outer.size()] == '/'));
 }
 
-rt::Status run::checkFoldersDisjoint(const std::string &inputDir,
-                                     const std::string &dumpDir) {
+rt::Status mlir::tp::checkFoldersDisjoint(const std::string &inputDir,
+                                          const std::string &dumpDir) {
   if (inputDir.empty() || dumpDir.empty())
     return rt::Status::ok();
   std::string in = resolvedPath(inputDir), out = resolvedPath(dumpDir);
@@ -218,9 +217,11 @@ rt::Status run::checkFoldersDisjoint(const std::string &inputDir,
                            "); dumps would overwrite the inputs");
 }
 
-bool run::compareResults(const std::vector<mlir::tp::RankValues> &actual,
-                         const std::vector<mlir::tp::RankValues> &expected,
-                         double tolerance, double &worst) {
+bool mlir::tp::compareResults(const std::vector<mlir::tp::RankValues> &actual,
+                              const std::vector<mlir::tp::RankValues> &expected,
+                              double tolerance, double &worst,
+                              std::string &mismatches) {
+  llvm::raw_string_ostream os(mismatches);
   bool ok = true;
   worst = 0;
   for (size_t r = 0; r < actual.size(); ++r) {
@@ -228,8 +229,8 @@ bool run::compareResults(const std::vector<mlir::tp::RankValues> &actual,
       const rt::Tensor &a = actual[r].results[j];
       const rt::Tensor &b = expected[r].results[j];
       if (a.shape() != b.shape() || a.dtype() != b.dtype()) {
-        llvm::outs() << "mismatch: rank " << r << " result " << j << ": "
-                     << a.typeString() << " vs " << b.typeString() << "\n";
+        os << "mismatch: rank " << r << " result " << j << ": "
+           << a.typeString() << " vs " << b.typeString() << "\n";
         ok = false;
         continue;
       }
@@ -237,9 +238,8 @@ bool run::compareResults(const std::vector<mlir::tp::RankValues> &actual,
         // Integers must match exactly; doubles would blur them above 2^53.
         for (int64_t k = 0, n = a.numElements(); k < n; ++k)
           if (a.getInt(k) != b.getInt(k)) {
-            llvm::outs() << "mismatch: rank " << r << " result " << j
-                         << ": element " << k << " is " << a.getInt(k)
-                         << ", expected " << b.getInt(k) << "\n";
+            os << "mismatch: rank " << r << " result " << j << ": element " << k
+               << " is " << a.getInt(k) << ", expected " << b.getInt(k) << "\n";
             ok = false;
             break;
           }
@@ -266,10 +266,9 @@ bool run::compareResults(const std::vector<mlir::tp::RankValues> &actual,
       }
       if (firstNonFiniteMismatch >= 0) {
         int64_t k = firstNonFiniteMismatch;
-        llvm::outs() << "mismatch: rank " << r << " result " << j
-                     << ": element " << k << " is "
-                     << llvm::format("%g", a.get(k)) << ", expected "
-                     << llvm::format("%g", b.get(k)) << "\n";
+        os << "mismatch: rank " << r << " result " << j << ": element " << k
+           << " is " << llvm::format("%g", a.get(k)) << ", expected "
+           << llvm::format("%g", b.get(k)) << "\n";
         worst = INFINITY;
         ok = false;
         continue;
@@ -278,11 +277,11 @@ bool run::compareResults(const std::vector<mlir::tp::RankValues> &actual,
       double tol = tolerance >= 0 ? tolerance : defaultTolerance(a.dtype());
       worst = std::max(worst, normalized);
       if (normalized > tol) {
-        llvm::outs() << "mismatch: rank " << r << " result " << j
-                     << ": max abs error " << llvm::format("%.3e", maxAbs)
-                     << ", max relative error " << llvm::format("%.3e", maxRel)
-                     << ", normalized " << llvm::format("%.3e", normalized)
-                     << " > tolerance " << llvm::format("%.1e", tol) << "\n";
+        os << "mismatch: rank " << r << " result " << j << ": max abs error "
+           << llvm::format("%.3e", maxAbs) << ", max relative error "
+           << llvm::format("%.3e", maxRel) << ", normalized "
+           << llvm::format("%.3e", normalized) << " > tolerance "
+           << llvm::format("%.1e", tol) << "\n";
         ok = false;
       }
     }
@@ -324,7 +323,7 @@ printResourceGrowth(const std::vector<mlir::tp::RankValues> &perRank) {
       last.openFiles);
 }
 
-void run::printSteps(const std::vector<mlir::tp::RankValues> &perRank) {
+void mlir::tp::printSteps(const std::vector<mlir::tp::RankValues> &perRank) {
   // A step lasts as long as its slowest rank.
   std::vector<double> slowest;
   int64_t toDevice = 0, toHost = 0;
@@ -368,7 +367,7 @@ void run::printSteps(const std::vector<mlir::tp::RankValues> &perRank) {
   printResourceGrowth(perRank);
 }
 
-void run::printResults(const std::vector<mlir::tp::RankValues> &perRank) {
+void mlir::tp::printResults(const std::vector<mlir::tp::RankValues> &perRank) {
   for (auto [r, values] : llvm::enumerate(perRank))
     for (auto [j, t] : llvm::enumerate(values.results)) {
       double sum = 0;

@@ -1,22 +1,22 @@
-//===- Values.h - what tp-run reads, writes, prints and compares -*- C++
-//-*-===//
+//===- Values.h - a run's inputs, dumps, printouts and comparisons -*- C++ -*-//
 //
 // Inputs come from `.npy` files (rank<R>/arg<I>.npy), dumps go to the same
 // layout, results are printed as a sum and a checksum, and a second run is
-// compared result by result. Files follow docs/Robustness.md: inputs must be
+// compared result by result: what tp-run and the C API (tp-c/Runtime.h) do
+// with a run's values. Files follow docs/Robustness.md: inputs must be
 // regular files, dumps never follow links and never overwrite the inputs.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TP_TOOLS_TP_RUN_VALUES_H
-#define TP_TOOLS_TP_RUN_VALUES_H
+#ifndef TP_EXECUTION_VALUES_H
+#define TP_EXECUTION_VALUES_H
 
 #include "tp/Execution/Execution.h"
 
 #include <string>
 #include <vector>
 
-namespace mlir::tp::run {
+namespace mlir::tp {
 
 /// Rank `rank`'s arguments of `entry` from `dir`/rank<R>/arg<I>.npy, of the
 /// resolved `shapes`, converted to the argument types (integers exactly).
@@ -29,9 +29,9 @@ rt::Status readInputs(mlir::func::FuncOp entry,
 /// marked `tp.replicated` differs between ranks: rewrites such as sequence
 /// parallelism rely on the mark, so data that breaks it would be a silent
 /// wrong answer.
-rt::Status checkReplicatedInputs(
-    mlir::func::FuncOp entry,
-    const std::vector<mlir::tp::RankValues> &perRank);
+rt::Status
+checkReplicatedInputs(mlir::func::FuncOp entry,
+                      const std::vector<mlir::tp::RankValues> &perRank);
 
 /// Marks the dump in `dir` (which exists) incomplete: a file named
 /// INCOMPLETE that dumpValues removes once every file is written, so a run
@@ -57,14 +57,14 @@ void printResults(const std::vector<mlir::tp::RankValues> &perRank);
 /// step copied between host and device on all ranks together.
 void printSteps(const std::vector<mlir::tp::RankValues> &perRank);
 
-/// Compares every result on every rank and prints a line per mismatch.
-/// Floats pass within `tolerance` of the normalized error (negative: by
-/// element type); integers must be equal. `worst` is the largest normalized
-/// error seen.
+/// Compares every result on every rank; `mismatches` gets a line per
+/// mismatch ("mismatch: rank R result J: ..."). Floats pass within
+/// `tolerance` of the normalized error (negative: by element type);
+/// integers must be equal. `worst` is the largest normalized error seen.
 bool compareResults(const std::vector<mlir::tp::RankValues> &actual,
                     const std::vector<mlir::tp::RankValues> &expected,
-                    double tolerance, double &worst);
+                    double tolerance, double &worst, std::string &mismatches);
 
-} // namespace mlir::tp::run
+} // namespace mlir::tp
 
-#endif // TP_TOOLS_TP_RUN_VALUES_H
+#endif // TP_EXECUTION_VALUES_H

@@ -400,6 +400,112 @@ compareWithReference(ModuleOp reference, func::FuncOp entry,
 
 /// tp-run; `group` is set when this process is one rank of a multi-process
 /// run.
+/// Refuses combinations of backend, transport and glue that cannot run;
+/// 0 when they can.
+static int checkModes(bool processes) {
+  // Every rank process reads the program itself, and mpirun (like this
+  // launcher) gives standard input to one process at most.
+  if (processes && inputFile == "-")
+    return fail("with one process per rank the program cannot come from "
+                "standard input (the other ranks cannot read it); pass a "
+                "file");
+  if (transport == "nccl" && backendName != "cuda")
+    return fail("--transport nccl runs the cuda backend; add --backend cuda");
+  if (transport == "mpi" && backendName != "cpu")
+    return fail("--transport mpi runs the cpu backend; add --backend cpu");
+  if (glueTarget != "cpu" && glueTarget != "gpu")
+    return fail("unknown --glue '" + glueTarget + "'; expected cpu or gpu");
+  if (glueTarget == "gpu" && backendName != "cuda")
+    return fail("--glue gpu runs with the cuda backend; add --backend cuda");
+  if (cudaGraph && glueTarget != "gpu")
+    return fail("--cuda-graph captures glue compiled for the GPU (glue on the "
+                "host cannot be captured); add --glue gpu");
+  if (cudaGraph && processes)
+    return fail("--cuda-graph runs ranks as threads of one process "
+                "(--transport loopback)");
+  if (cudaGraph && steps < 2)
+    return fail("--cuda-graph needs --steps 2 or more: the first step runs as "
+                "usual, the others replay the graph captured after it");
+  if (transport == "mpi" && !compareBackend.empty() && compareBackend != "cpu")
+    return fail("with --transport mpi the compared program runs on the cpu "
+                "backend too; drop --compare-backend");
+  return 0;
+}
+
+/// Every rank's arguments, from --input-dir or random from --seed. A rank
+/// process needs only its own; the reporter needs all of them to dump and
+/// compare.
+static int makeInputs(func::FuncOp entry,
+                      const std::vector<std::vector<int64_t>> &shapes,
+                      bool reporter, rt::ProcessGroup *group,
+                      std::vector<mlir::tp::RankValues> &perRank) {
+  for (int r = 0; r < numRanks; ++r) {
+    if (!reporter && r != group->rank())
+      continue;
+    rt::Status status =
+        inputDir.empty()
+            ? mlir::tp::makeRandomInputs(entry, shapes, seed, r,
+                                         perRank[r].args)
+            : mlir::tp::readInputs(entry, shapes, inputDir, r, perRank[r].args);
+    if (!status)
+      return fail(status.message());
+  }
+  if (reporter && !inputDir.empty())
+    if (rt::Status replicated = mlir::tp::checkReplicatedInputs(entry, perRank);
+        !replicated)
+      return fail(replicated.message());
+  return 0;
+}
+
+/// Prints every result (and the step times), writes the dump and the
+/// trace of a finished run; 0 when all of it worked.
+static int reportRun(const std::vector<mlir::tp::RankValues> &perRank,
+                     rt::TraceRecorder *trace, bool processes) {
+  mlir::tp::printResults(perRank);
+  if (steps.getNumOccurrences())
+    mlir::tp::printSteps(perRank);
+  if (!dumpDir.empty()) {
+    rt::Status dumped = mlir::tp::dumpValues(dumpDir, perRank);
+    if (!dumped)
+      return fail(dumped.message());
+    rt::untrackTemporaryPath(dumpDir);
+  }
+  if (trace && !processes) {
+    std::string error;
+    if (!trace->writeJson(traceFile, error))
+      return fail(error);
+    llvm::outs() << "trace: " << traceFile << " (" << trace->size()
+                 << " slices)\n";
+  }
+  if (!traceFile.empty() && processes)
+    llvm::outs() << "trace: " << rankTracePath(0) << " ... "
+                 << rankTracePath(numRanks - 1) << " (one per rank)\n";
+  return 0;
+}
+
+/// The execution options the command line asks for; 0 when they hold.
+static int makeOptions(rt::ProcessGroup *group, rt::TraceRecorder *trace,
+                       mlir::tp::ExecutionOptions &options) {
+  options.ranks = numRanks;
+  options.backend = backendName;
+  options.timeout = std::chrono::milliseconds(timeoutMs);
+  options.trace = trace;
+  options.runtimeChecks = !noRuntimeChecks;
+  options.maxFunctionOps = maxFunctionOps;
+  options.reportCrashes = true;
+  options.steps = steps;
+  if (glueTarget == "gpu")
+    if (rt::Status made =
+            ::mlir::tp::run::gpuGlue(gpuChip, cudaGraph, options.glue);
+        !made)
+      return fail(made.message());
+  options.cudaGraph = cudaGraph;
+  options.abandonRunawayRanks = true;
+  if (group)
+    options.ranksPerNode = group->localSize();
+  return 0;
+}
+
 static int runTool(int argc, char **argv,
                    std::unique_ptr<rt::ProcessGroup> &group) {
   // The launcher re-runs this very command line once per rank.
@@ -427,32 +533,8 @@ static int runTool(int argc, char **argv,
     return fail("unknown transport '" + transport +
                 "'; expected loopback, nccl or mpi");
   const bool processes = transport != "loopback";
-  // Every rank process reads the program itself, and mpirun (like this
-  // launcher) gives standard input to one process at most.
-  if (processes && inputFile == "-")
-    return fail("with one process per rank the program cannot come from "
-                "standard input (the other ranks cannot read it); pass a "
-                "file");
-  if (transport == "nccl" && backendName != "cuda")
-    return fail("--transport nccl runs the cuda backend; add --backend cuda");
-  if (transport == "mpi" && backendName != "cpu")
-    return fail("--transport mpi runs the cpu backend; add --backend cpu");
-  if (glueTarget != "cpu" && glueTarget != "gpu")
-    return fail("unknown --glue '" + glueTarget + "'; expected cpu or gpu");
-  if (glueTarget == "gpu" && backendName != "cuda")
-    return fail("--glue gpu runs with the cuda backend; add --backend cuda");
-  if (cudaGraph && glueTarget != "gpu")
-    return fail("--cuda-graph captures glue compiled for the GPU (glue on the "
-                "host cannot be captured); add --glue gpu");
-  if (cudaGraph && processes)
-    return fail("--cuda-graph runs ranks as threads of one process "
-                "(--transport loopback)");
-  if (cudaGraph && steps < 2)
-    return fail("--cuda-graph needs --steps 2 or more: the first step runs as "
-                "usual, the others replay the graph captured after it");
-  if (transport == "mpi" && !compareBackend.empty() && compareBackend != "cpu")
-    return fail("with --transport mpi the compared program runs on the cpu "
-                "backend too; drop --compare-backend");
+  if (int refused = checkModes(processes))
+    return refused;
 
   // A rank of a multi-process run: mpirun sets the number of ranks.
   if (processes) {
@@ -521,51 +603,18 @@ static int runTool(int argc, char **argv,
   if (!status)
     return fail(status.message());
 
-  // A rank process needs only its own inputs; the reporter needs all of them
-  // to dump and compare.
   std::vector<mlir::tp::RankValues> perRank(numRanks);
-  for (int r = 0; r < numRanks; ++r) {
-    if (!reporter && r != group->rank())
-      continue;
-    if (!inputDir.empty()) {
-      status =
-          mlir::tp::readInputs(entry, shapes, inputDir, r, perRank[r].args);
-      if (!status)
-        return fail(status.message());
-      continue;
-    }
-    status =
-        mlir::tp::makeRandomInputs(entry, shapes, seed, r, perRank[r].args);
-    if (!status)
-      return fail(status.message());
-  }
-  if (reporter && !inputDir.empty())
-    if (rt::Status replicated = mlir::tp::checkReplicatedInputs(entry, perRank);
-        !replicated)
-      return fail(replicated.message());
+  if (int failedInputs =
+          makeInputs(entry, shapes, reporter, group.get(), perRank))
+    return failedInputs;
 
   std::unique_ptr<rt::TraceRecorder> trace;
   // A launcher runs no rank, so it has nothing to trace.
   if (!traceFile.empty() && (!processes || group))
     trace = std::make_unique<rt::TraceRecorder>();
   mlir::tp::ExecutionOptions options;
-  options.ranks = numRanks;
-  options.backend = backendName;
-  options.timeout = std::chrono::milliseconds(timeoutMs);
-  options.trace = trace.get();
-  options.runtimeChecks = !noRuntimeChecks;
-  options.maxFunctionOps = maxFunctionOps;
-  options.reportCrashes = true;
-  options.steps = steps;
-  if (glueTarget == "gpu")
-    if (rt::Status made =
-            ::mlir::tp::run::gpuGlue(gpuChip, cudaGraph, options.glue);
-        !made)
-      return fail(made.message());
-  options.cudaGraph = cudaGraph;
-  options.abandonRunawayRanks = true;
-  if (group)
-    options.ranksPerNode = group->localSize();
+  if (int refused = makeOptions(group.get(), trace.get(), options))
+    return refused;
 
   // MPI ranks are started by mpirun: once the program is known to be sound
   // (so its errors are reported once, not by every rank), this process runs
@@ -632,26 +681,8 @@ static int runTool(int argc, char **argv,
   }
   if (!status)
     return fail(status.message());
-  mlir::tp::printResults(perRank);
-  if (steps.getNumOccurrences())
-    mlir::tp::printSteps(perRank);
-  if (!dumpDir.empty()) {
-    status = mlir::tp::dumpValues(dumpDir, perRank);
-    if (status)
-      rt::untrackTemporaryPath(dumpDir);
-    if (!status)
-      return fail(status.message());
-  }
-  if (trace && !processes) {
-    std::string error;
-    if (!trace->writeJson(traceFile, error))
-      return fail(error);
-    llvm::outs() << "trace: " << traceFile << " (" << trace->size()
-                 << " slices)\n";
-  }
-  if (!traceFile.empty() && processes)
-    llvm::outs() << "trace: " << rankTracePath(0) << " ... "
-                 << rankTracePath(numRanks - 1) << " (one per rank)\n";
+  if (int failedReport = reportRun(perRank, trace.get(), processes))
+    return failedReport;
 
   if (!comparing())
     return 0;

@@ -461,41 +461,10 @@ struct TPAsyncTPPass : mlir::tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
       return signalPassFailure();
     if (tensorParallelAxis >= 0)
       options.tensorParallelAxis = static_cast<int16_t>(tensorParallelAxis);
-
     std::optional<Algorithm> schedule;
-    if (!algorithm.empty()) {
-      schedule = symbolizeAlgorithm(algorithm);
-      if (!schedule) {
-        emitError(getOperation()->getLoc(),
-                  "tp-async-tp: 'algorithm' must be 'ring', 'per_peer' or "
-                  "'coalesced', got '")
-            << static_cast<std::string>(algorithm) << "'";
-        return signalPassFailure();
-      }
-    }
-    if (chunks < 0) {
-      emitError(getOperation()->getLoc(),
-                "tp-async-tp: 'chunks' must be positive or 0, got ")
-          << static_cast<int>(chunks);
-      return signalPassFailure();
-    }
-    if (streams < 0) {
-      emitError(getOperation()->getLoc(),
-                "tp-async-tp: 'streams' must be positive or 0, got ")
-          << static_cast<int>(streams);
-      return signalPassFailure();
-    }
-
     std::optional<TargetDescription> targetDescription;
-    if (!target.empty()) {
-      std::string error;
-      targetDescription = TargetDescription::load(target, error);
-      if (!targetDescription) {
-        emitError(getOperation()->getLoc(), "tp-async-tp: 'target': ")
-            << error;
-        return signalPassFailure();
-      }
-    }
+    if (failed(parseScheduleOptions(schedule, targetDescription)))
+      return signalPassFailure();
 
     FusionCounts counts;
     ErasedOps erased;
@@ -508,6 +477,56 @@ struct TPAsyncTPPass : mlir::tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
     // New ops may reuse the addresses of the ones these rewrites erased.
     erased.erased.clear();
 
+    for (Operation *op : collectCandidates(counts))
+      if (!erased.erased.contains(op))
+        fuseCandidate(op, rewriter, options, schedule, targetDescription,
+                      counts);
+    if (reportCounts)
+      reportFusionCounts(counts);
+  }
+
+  /// `algorithm`, `chunks`, `streams` and `target`, checked.
+  LogicalResult
+  parseScheduleOptions(std::optional<Algorithm> &schedule,
+                       std::optional<TargetDescription> &targetDescription) {
+    if (!algorithm.empty()) {
+      schedule = symbolizeAlgorithm(algorithm);
+      if (!schedule) {
+        emitError(getOperation()->getLoc(),
+                  "tp-async-tp: 'algorithm' must be 'ring', 'per_peer' or "
+                  "'coalesced', got '")
+            << static_cast<std::string>(algorithm) << "'";
+        return failure();
+      }
+    }
+    if (chunks < 0) {
+      emitError(getOperation()->getLoc(),
+                "tp-async-tp: 'chunks' must be positive or 0, got ")
+          << static_cast<int>(chunks);
+      return failure();
+    }
+    if (streams < 0) {
+      emitError(getOperation()->getLoc(),
+                "tp-async-tp: 'streams' must be positive or 0, got ")
+          << static_cast<int>(streams);
+      return failure();
+    }
+    if (!target.empty()) {
+      std::string error;
+      targetDescription = TargetDescription::load(target, error);
+      if (!targetDescription) {
+        emitError(getOperation()->getLoc(), "tp-async-tp: 'target': ")
+            << error;
+        return failure();
+      }
+    }
+    return success();
+  }
+
+  /// The collectives that may fuse: every all-gather and reduce-scatter, and
+  /// all-to-alls next to a matmul. All-reduces next to a matmul count as
+  /// misses.
+  SmallVector<Operation *> collectCandidates(FusionCounts &counts) {
     SmallVector<Operation *> collectives;
     getOperation()->walk([&](AllGatherOp op) { collectives.push_back(op); });
     getOperation()->walk(
@@ -534,124 +553,130 @@ struct TPAsyncTPPass : mlir::tp::impl::TPAsyncTPBase<TPAsyncTPPass> {
           isMatmulOutput(throughLayoutOps(op.getInput())))
         collectives.push_back(op);
     });
-    for (Operation *op : collectives) {
-      if (erased.erased.contains(op))
-        continue;
-      Location loc = op->getLoc();
-      StringRef what = isa<AllGatherOp>(op)  ? "all-gather"
-                       : isa<AllToAllOp>(op) ? "all-to-all"
-                                             : "reduce-scatter";
-      // An unused collective has nothing to fuse with, and a gather of
-      // scales fuses with its data's gather: neither is a miss.
-      if (op->use_empty())
-        continue;
-      if (auto ag = dyn_cast<AllGatherOp>(op); ag && onlyGathersScales(ag))
-        continue;
-      // With a target, fuse only where the model predicts a gain, with the
-      // schedule it predicts fastest (or the one the options force).
-      std::optional<SchedulePrediction> prediction;
-      std::optional<CollectiveMatmulShape> shape;
-      if (targetDescription)
-        shape = isa<AllGatherOp>(op)  ? shapeOf(cast<AllGatherOp>(op))
-                : isa<AllToAllOp>(op) ? shapeOfEither(cast<AllToAllOp>(op))
-                                      : shapeOf(cast<ReduceScatterOp>(op));
-      // No ring can pass on an all-to-all's blocks: a forced ring runs it
-      // per_peer.
-      std::optional<Algorithm> opSchedule = schedule;
-      if (isa<AllToAllOp>(op) && schedule == Algorithm::Ring) {
-        opSchedule = Algorithm::PerPeer;
-        if (emitRemarks)
-          emitRemark(loc) << "all-to-all runs per_peer, not ring: each peer "
-                             "takes a different block, which no ring passes "
-                             "on";
-      }
-      if (shape) {
-        prediction =
-            opSchedule || chunks > 0 || streams > 0
-                ? predictSchedule(*targetDescription, *shape,
-                                  opSchedule.value_or(Algorithm::PerPeer),
-                                  chunks > 0 ? chunks : 1,
-                                  streams > 0 ? streams : 1)
-                : chooseSchedule(*targetDescription, *shape);
-        if (!predictsGain(*targetDescription, *prediction)) {
-          counts.add(nullptr);
-          if (!emitRemarks)
-            continue;
-          InFlightDiagnostic remark = emitRemark(loc);
-          remark << what << " not fused: the cost model for '"
-                 << targetDescription->name << "' predicts ";
-          if (prediction->fused < prediction->unfused)
-            remark << llvm::formatv(
-                "a gain of {0:F1}%, less than the {1:F0}% it requires",
-                (1 - prediction->fused / prediction->unfused) * 100,
-                targetDescription->minGain * 100);
-          else
-            remark << "no gain";
-          remark << " (" << describePrediction(*prediction) << ")";
-          if (std::string why = explainLoss(*targetDescription, *prediction);
-              !why.empty())
-            remark << "; " << why;
-          continue;
-        }
-      }
-      // Asked before the fusion, which may erase `op`.
-      auto exchange = dyn_cast<AllToAllOp>(op);
-      bool sendsMatmulProduct =
-          exchange && isMatmulProduct(throughLayoutOps(exchange.getInput()));
-      FusionReport report =
-          isa<AllGatherOp>(op)
-              ? fuseAllGather(rewriter, cast<AllGatherOp>(op), options)
-          : isa<AllToAllOp>(op)
-              ? fuseAllToAll(rewriter, cast<AllToAllOp>(op), options)
-              : fuseReduceScatter(rewriter, cast<ReduceScatterOp>(op), options);
-      counts.add(report.fused);
-      // An all-to-all between two matmuls overlaps with one: say that the
-      // one before it runs first, unoverlapped.
-      if (isa_and_nonnull<AllToAllMatmulOp>(report.fused) && sendsMatmulProduct)
-        report.misses.push_back(
-            "the matmul producing its input runs before it, unoverlapped: "
-            "one all-to-all overlaps with one side, here the matmuls it "
-            "feeds");
-      if (report.fused && prediction) {
-        // One stream is the runtime's default: written only when forced.
-        setSchedule(report.fused, prediction->algorithm, prediction->chunks,
-                    streams > 0               ? streams
-                    : prediction->streams > 1 ? prediction->streams
-                                              : 0);
-        if (emitRemarks)
-          emitRemark(loc) << what << " fused for '" << targetDescription->name
-                          << "' with " << describePrediction(*prediction);
-      } else if (report.fused) {
-        setSchedule(report.fused, opSchedule, chunks, streams);
-      }
-      if (!emitRemarks)
-        continue;
-      for (const std::string &why : report.misses) {
-        if (report.fused)
-          emitRemark(loc) << what << " fused without one of its uses: " << why;
+    return collectives;
+  }
+
+  /// Fuses `op` with its matmuls, where the cost model (with a target)
+  /// predicts a gain, and remarks on what it did not fuse.
+  void fuseCandidate(Operation *op, IRRewriter &rewriter,
+                     const AsyncTPOptions &options,
+                     std::optional<Algorithm> schedule,
+                     const std::optional<TargetDescription> &targetDescription,
+                     FusionCounts &counts) {
+    Location loc = op->getLoc();
+    StringRef what = isa<AllGatherOp>(op)  ? "all-gather"
+                     : isa<AllToAllOp>(op) ? "all-to-all"
+                                           : "reduce-scatter";
+    // An unused collective has nothing to fuse with, and a gather of
+    // scales fuses with its data's gather: neither is a miss.
+    if (op->use_empty())
+      return;
+    if (auto ag = dyn_cast<AllGatherOp>(op); ag && onlyGathersScales(ag))
+      return;
+    // With a target, fuse only where the model predicts a gain, with the
+    // schedule it predicts fastest (or the one the options force).
+    std::optional<SchedulePrediction> prediction;
+    std::optional<CollectiveMatmulShape> shape;
+    if (targetDescription)
+      shape = isa<AllGatherOp>(op)  ? shapeOf(cast<AllGatherOp>(op))
+              : isa<AllToAllOp>(op) ? shapeOfEither(cast<AllToAllOp>(op))
+                                    : shapeOf(cast<ReduceScatterOp>(op));
+    // No ring can pass on an all-to-all's blocks: a forced ring runs it
+    // per_peer.
+    std::optional<Algorithm> opSchedule = schedule;
+    if (isa<AllToAllOp>(op) && schedule == Algorithm::Ring) {
+      opSchedule = Algorithm::PerPeer;
+      if (emitRemarks)
+        emitRemark(loc) << "all-to-all runs per_peer, not ring: each peer "
+                           "takes a different block, which no ring passes "
+                           "on";
+    }
+    if (shape) {
+      prediction = opSchedule || chunks > 0 || streams > 0
+                       ? predictSchedule(
+                             *targetDescription, *shape,
+                             opSchedule.value_or(Algorithm::PerPeer),
+                             chunks > 0 ? chunks : 1, streams > 0 ? streams : 1)
+                       : chooseSchedule(*targetDescription, *shape);
+      if (!predictsGain(*targetDescription, *prediction)) {
+        counts.add(nullptr);
+        if (!emitRemarks)
+          return;
+        InFlightDiagnostic remark = emitRemark(loc);
+        remark << what << " not fused: the cost model for '"
+               << targetDescription->name << "' predicts ";
+        if (prediction->fused < prediction->unfused)
+          remark << llvm::formatv(
+              "a gain of {0:F1}%, less than the {1:F0}% it requires",
+              (1 - prediction->fused / prediction->unfused) * 100,
+              targetDescription->minGain * 100);
         else
-          emitRemark(loc) << what << " not fused: " << why;
+          remark << "no gain";
+        remark << " (" << describePrediction(*prediction) << ")";
+        if (std::string why = explainLoss(*targetDescription, *prediction);
+            !why.empty())
+          remark << "; " << why;
+        return;
       }
     }
-    if (reportCounts)
-      emitRemark(getOperation()->getLoc(), "tp-async-tp: ")
-          << counts.allGatherMatmul << " all-gather-matmul ("
-          << counts.fusedConsumers << " matmuls absorbed), "
-          << counts.matmulReduceScatter << " matmul-reduce-scatter, "
-          << counts.allGatherScaledMatmul << " all-gather-scaled-matmul, "
-          << counts.scaledMatmulReduceScatter
-          << " scaled-matmul-reduce-scatter, " << counts.allGatherContract
-          << " all-gather-contract, " << counts.missed
-          << " collectives left unfused"
-          << (counts.allToAllMatmul
-                  ? "; " + std::to_string(counts.allToAllMatmul) +
-                        " all-to-all-matmul"
-                  : std::string())
-          << (counts.matmulAllToAll
-                  ? "; " + std::to_string(counts.matmulAllToAll) +
-                        " matmul-all-to-all"
-                  : std::string())
-          << counts.describeNarrowing();
+    // Asked before the fusion, which may erase `op`.
+    auto exchange = dyn_cast<AllToAllOp>(op);
+    bool sendsMatmulProduct =
+        exchange && isMatmulProduct(throughLayoutOps(exchange.getInput()));
+    FusionReport report =
+        isa<AllGatherOp>(op)
+            ? fuseAllGather(rewriter, cast<AllGatherOp>(op), options)
+        : isa<AllToAllOp>(op)
+            ? fuseAllToAll(rewriter, cast<AllToAllOp>(op), options)
+            : fuseReduceScatter(rewriter, cast<ReduceScatterOp>(op), options);
+    counts.add(report.fused);
+    // An all-to-all between two matmuls overlaps with one: say that the
+    // one before it runs first, unoverlapped.
+    if (isa_and_nonnull<AllToAllMatmulOp>(report.fused) && sendsMatmulProduct)
+      report.misses.push_back(
+          "the matmul producing its input runs before it, unoverlapped: "
+          "one all-to-all overlaps with one side, here the matmuls it "
+          "feeds");
+    if (report.fused && prediction) {
+      // One stream is the runtime's default: written only when forced.
+      setSchedule(report.fused, prediction->algorithm, prediction->chunks,
+                  streams > 0               ? streams
+                  : prediction->streams > 1 ? prediction->streams
+                                            : 0);
+      if (emitRemarks)
+        emitRemark(loc) << what << " fused for '" << targetDescription->name
+                        << "' with " << describePrediction(*prediction);
+    } else if (report.fused) {
+      setSchedule(report.fused, opSchedule, chunks, streams);
+    }
+    if (!emitRemarks)
+      return;
+    for (const std::string &why : report.misses) {
+      if (report.fused)
+        emitRemark(loc) << what << " fused without one of its uses: " << why;
+      else
+        emitRemark(loc) << what << " not fused: " << why;
+    }
+  }
+
+  void reportFusionCounts(const FusionCounts &counts) {
+    emitRemark(getOperation()->getLoc(), "tp-async-tp: ")
+        << counts.allGatherMatmul << " all-gather-matmul ("
+        << counts.fusedConsumers << " matmuls absorbed), "
+        << counts.matmulReduceScatter << " matmul-reduce-scatter, "
+        << counts.allGatherScaledMatmul << " all-gather-scaled-matmul, "
+        << counts.scaledMatmulReduceScatter << " scaled-matmul-reduce-scatter, "
+        << counts.allGatherContract << " all-gather-contract, " << counts.missed
+        << " collectives left unfused"
+        << (counts.allToAllMatmul
+                ? "; " + std::to_string(counts.allToAllMatmul) +
+                      " all-to-all-matmul"
+                : std::string())
+        << (counts.matmulAllToAll
+                ? "; " + std::to_string(counts.matmulAllToAll) +
+                      " matmul-all-to-all"
+                : std::string())
+        << counts.describeNarrowing();
   }
 };
 

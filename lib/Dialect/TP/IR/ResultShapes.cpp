@@ -180,6 +180,26 @@ BiasAddOp::reifyResultShapes(OpBuilder &b,
   });
 }
 
+LogicalResult LinearOp::reifyResultShapes(OpBuilder &b,
+                                          ReifiedRankedShapedTypeDims &shapes) {
+  // Column: the gathered input's rows (its shard dim times the group size)
+  // by this rank's N; row: the input's rows, reduce-scattered along the
+  // output's shard dim, by the whole N. N is the weight's dim 0 either way.
+  bool column = getWeightSharding() == WeightSharding::Column;
+  PlacementAttr gathered = column ? getInputPlacement() : PlacementAttr();
+  PlacementAttr scattered = column ? PlacementAttr() : getOutputPlacement();
+  int64_t last = rankOf(getInput()) - 1;
+  return reifyWith(*this, b, shapes, [&](unsigned, int64_t d) {
+    if (d == last)
+      return DimSource::of(getWeight(), 0);
+    if (gathered && gathered.isShardedOn(d))
+      return DimSource::of(getInput(), d, DimSource::TimesGroup);
+    if (scattered && scattered.isShardedOn(d))
+      return DimSource::of(getInput(), d, DimSource::DivideByGroup);
+    return DimSource::of(getInput(), d);
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//

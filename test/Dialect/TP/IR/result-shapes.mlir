@@ -70,6 +70,27 @@ func.func @quantize(%x: tensor<4x?xf32>) -> index {
   return %d : index
 }
 
+// A sequence-parallel column layer gathers its rows; a row layer
+// reduce-scatters them. N is the weight's dim 0.
+// CHECK-LABEL: func.func @linear(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x64xf32>, %[[WC:.*]]: tensor<?x64xf32>, %[[XR:.*]]: tensor<?x16xf32>, %[[WR:.*]]: tensor<64x16xf32>)
+// CHECK:         %[[M:.*]] = tensor.dim %[[X]], %{{.*}}
+// CHECK:         %[[GATHERED:.*]] = arith.muli %[[M]], %{{.*}} : index
+// CHECK:         %[[N:.*]] = tensor.dim %[[WC]], %{{.*}}
+// CHECK:         %[[MR:.*]] = tensor.dim %[[XR]], %{{.*}}
+// CHECK:         %[[SCATTERED:.*]] = arith.divui %[[MR]], %{{.*}} : index
+// CHECK:         return %[[GATHERED]], %[[N]], %[[SCATTERED]]
+func.func @linear(%x: tensor<?x64xf32>, %wc: tensor<?x64xf32>, %xr: tensor<?x16xf32>, %wr: tensor<64x16xf32>) -> (index, index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %col = tp.linear %x, %wc on @tp axes = [0] column input = shard(0) output = shard(1) : (tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<?x?xf32>
+  %row = tp.linear %xr, %wr on @tp axes = [0] row input = shard(1) output = shard(0) : (tensor<?x16xf32>, tensor<64x16xf32>) -> tensor<?x64xf32>
+  %m = tensor.dim %col, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %col, %c1 : tensor<?x?xf32>
+  %mr = tensor.dim %row, %c0 : tensor<?x64xf32>
+  return %m, %n, %mr : index, index, index
+}
+
 // -----
 
 // A grid of dynamic size has no static group size: the dim stays asked of

@@ -222,7 +222,7 @@ def TP_BiasAddOp : TP_Op<"bias_add", [TP_ReifiesShapes, Pure,
   let hasVerifier = 1;
 }
 
-def TP_LinearOp : TP_GroupOp<"linear"> {
+def TP_LinearOp : TP_GroupOp<"linear", [TP_ReifiesShapes]> {
   let summary = "a tensor-parallel linear layer y = x W^T + b";
   let description = [{
     The layer at the global view `y[..., n] = sum_k x[..., k] W[n, k] + b[n]`,

@@ -212,29 +212,46 @@ TEST(MpirunOutput, AnUnfinishedBannerOrLineIsPassedOnAtTheEnd) {
   EXPECT_NE(out.find("half a banner\nand\n"), std::string::npos);
 }
 
-/// Open MPI 4.1's mpirun can hang in its finalize after every rank ended.
-/// A stand-in does that: it forks two "ranks" (one exits 0, one 3) and
-/// then sleeps without reaping them. runMpirun stops it after the grace and
-/// takes the job's outcome from its ranks.
-TEST(MpirunJob, AnMpirunThatOutlivesItsRanksIsStoppedWithTheirOutcome) {
+/// The exit status of runMpirun over a stand-in mpirun running `body` (a
+/// shell script), and the seconds it took.
+std::pair<int, double> runStandInMpirun(const std::string &body) {
   char folder[] = "/tmp/tp-stuck-mpirun.XXXXXX";
-  ASSERT_NE(::mkdtemp(folder), nullptr);
+  if (!::mkdtemp(folder))
+    return {-1, 0};
   std::string script = std::string(folder) + "/mpirun";
   {
     std::ofstream file(script);
-    file << "#!/bin/sh\n(sleep 1; exit 0) &\n(sleep 1; exit 3) &\n"
-            "exec sleep 120\n";
+    file << "#!/bin/sh\n" << body;
   }
-  ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
+  ::chmod(script.c_str(), 0755);
   auto start = Clock::now();
   int exitStatus = -1;
   Status job = runMpirun({script}, exitStatus);
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   EXPECT_TRUE(job.isOk()) << job.message();
-  EXPECT_EQ(exitStatus, 3);
-  EXPECT_LT(seconds, 60.0);
   ::unlink(script.c_str());
   ::rmdir(folder);
+  return {exitStatus, seconds};
+}
+
+/// Open MPI 4.1's mpirun can hang in its finalize after every rank ended.
+/// A stand-in does that: it forks two "ranks" (one exits 0, one 3) and
+/// then sleeps without reaping them. runMpirun stops it after the grace and
+/// takes the job's outcome from its ranks.
+TEST(MpirunJob, AnMpirunThatOutlivesItsRanksIsStoppedWithTheirOutcome) {
+  auto [exitStatus, seconds] = runStandInMpirun(
+      "(sleep 1; exit 0) &\n(sleep 1; exit 3) &\nexec sleep 120\n");
+  EXPECT_EQ(exitStatus, 3);
+  EXPECT_LT(seconds, 60.0);
+}
+
+/// Ranks it reaped before hanging leave no status: the job failed, as far
+/// as anyone can tell.
+TEST(MpirunJob, AnMpirunStuckAfterReapingItsRanksFails) {
+  auto [exitStatus, seconds] =
+      runStandInMpirun("(sleep 1; exit 0) &\nwait\nexec sleep 120\n");
+  EXPECT_EQ(exitStatus, 1);
+  EXPECT_LT(seconds, 60.0);
 }
 
 } // namespace

@@ -303,7 +303,8 @@ Status mlir::tp::rt::runMpirun(const std::vector<std::string> &command,
       ranksEndedAt = now;
     } else if (ranksEnded && now - ranksEndedAt > kFinalizeGrace) {
       stuck = true;
-      ranksStatus = ranks.failedStatus;
+      // Ranks mpirun already reaped leave no status to read: a failure.
+      ranksStatus = ranks.ended > 0 ? ranks.failedStatus : 1 << 8;
       ::kill(-pid, SIGKILL);
     }
   }

@@ -29,6 +29,7 @@ tools = [
     "tp-capi-test",
     "tp-run",
     "tp-launch-probe",
+    "tp-watch-mpirun",
     ToolSubst("tp-mpi-backend-check", unresolved="ignore"),
     ToolSubst("tp-glue-gpu-check", unresolved="ignore"),
     "tp-fuzz-ir",

@@ -74,13 +74,16 @@ static std::string locationText(Location loc) {
   return text;
 }
 
-/// Runs `pm` on `module`, with its error diagnostics (the first
-/// kMaxDiagnostics of them) as the error, a line each.
-static rt::Status runChecks(PassManager &pm, ModuleOp module,
-                            const std::string &heading) {
+/// Runs `pass` on `module` and, when `verifyHeading` is not empty,
+/// verifies the module after it. The error holds the error diagnostics (the
+/// first kMaxDiagnostics of them), a line each; the verifier's follow
+/// `verifyHeading`.
+static rt::Status runCheckPass(ModuleOp module, std::unique_ptr<Pass> pass,
+                               const std::string &verifyHeading) {
   constexpr int kMaxDiagnostics = 10;
   std::string text;
   int errors = 0;
+  bool verifying = false;
   LogicalResult result = success();
   {
     ScopedDiagnosticHandler capture(module.getContext(), [&](Diagnostic &d) {
@@ -91,46 +94,42 @@ static rt::Status runChecks(PassManager &pm, ModuleOp module,
                 ": " + d.str();
       return success();
     });
+    PassManager pm(module.getContext());
+    pm.enableVerifier(false);
+    pm.addPass(std::move(pass));
     result = pm.run(module);
-    if (succeeded(result) && !heading.empty())
+    if (succeeded(result) && !verifyHeading.empty()) {
+      verifying = true;
       result = verify(module);
+    }
   }
   if (succeeded(result))
     return rt::Status::ok();
   if (errors > kMaxDiagnostics)
     text +=
         "\n(and " + std::to_string(errors - kMaxDiagnostics) + " more errors)";
-  return rt::Status::error(heading + text);
+  return rt::Status::error((verifying ? verifyHeading : "") + text);
 }
 
 rt::Status mlir::tp::specializeDynamicGrids(func::FuncOp entry, int ranks) {
-  auto module = entry->getParentOfType<ModuleOp>();
-  PassManager pm(module.getContext());
-  pm.enableVerifier(false);
   TPSpecializeDynamicGridsOptions options;
   options.ranks = ranks;
   options.entry = entry.getName().str();
-  pm.addPass(createTPSpecializeDynamicGrids(options));
-  TP_RETURN_IF_ERROR(runChecks(pm, module, ""));
   // Shape rules that involve the group size were skipped while it was
-  // dynamic; the diagnostics they give now carry their location.
-  PassManager none(module.getContext());
-  none.enableVerifier(false);
-  return runChecks(none, module,
-                   "with the grid size taken from the run's " +
-                       std::to_string(ranks) +
-                       " ranks, the program does not verify:\n");
+  // dynamic; the verifier's diagnostics now carry their location.
+  return runCheckPass(entry->getParentOfType<ModuleOp>(),
+                      createTPSpecializeDynamicGrids(options),
+                      "with the grid size taken from the run's " +
+                          std::to_string(ranks) +
+                          " ranks, the program does not verify:\n");
 }
 
 rt::Status mlir::tp::checkProgram(func::FuncOp entry, int ranks) {
-  auto module = entry->getParentOfType<ModuleOp>();
-  PassManager pm(module.getContext());
-  pm.enableVerifier(false);
   TPCheckRunnableOptions options;
   options.ranks = ranks;
   options.entry = entry.getName().str();
-  pm.addPass(createTPCheckRunnable(options));
-  return runChecks(pm, module, "");
+  return runCheckPass(entry->getParentOfType<ModuleOp>(),
+                      createTPCheckRunnable(options), "");
 }
 
 //===----------------------------------------------------------------------===//

@@ -196,6 +196,11 @@ struct CheckRunnable : mlir::tp::impl::TPCheckRunnableBase<CheckRunnable> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (ranks < 0) {
+      module.emitError() << "tp-check-runnable needs ranks >= 0, got "
+                         << static_cast<int64_t>(ranks);
+      return signalPassFailure();
+    }
     FailureOr<SmallVector<func::FuncOp>> entries = entriesOf(module, entry);
     if (failed(entries))
       return signalPassFailure();

@@ -67,6 +67,16 @@ static void checkValues(MlirOperation func, const char *dir,
                                               &worst, printToStdout, NULL);
   printf("-> %s\n",
          mlirLogicalResultIsFailure(differ) ? "failed" : "unexpected");
+  printf("no ranks: ");
+  differ = tpCompareResults(0, ARGS, reread, inputs, 0.0, &worst, printToStdout,
+                            NULL);
+  printf(" -> %s\n",
+         mlirLogicalResultIsFailure(differ) ? "failed" : "unexpected");
+  printf("null result: ");
+  TPTensor none[RANKS] = {{NULL}, {NULL}, {NULL}, {NULL}};
+  dumped = tpDumpValues(dir, RANKS, ARGS, inputs, 1, none, printToStdout, NULL);
+  printf(" -> %s\n",
+         mlirLogicalResultIsFailure(dumped) ? "failed" : "unexpected");
   printf("missing folder: ");
   read = tpReadInputs(func, RANKS, "/nonexistent-tp-capi", 1, reread,
                       printToStdout, NULL);
@@ -168,6 +178,8 @@ int main(int argc, char **argv) {
   // CHECK-NEXT: read back: same (max error 0.0e+00)
   // CHECK-NEXT: changed: mismatch: rank 1 result 1: max abs error
   // CHECK-NEXT: -> failed
+  // CHECK-NEXT: no ranks: tpCompareResults: needs ranks >= 1 and numResults >= 0 -> failed
+  // CHECK-NEXT: null result: tpDumpValues: result 0 of rank 0 is null -> failed
   // CHECK-NEXT: missing folder: tpReadInputs: argument 0 of rank 0:
   // CHECK-SAME: -> failed
   // CHECK: bad backend: rank {{[0-9]}} failed first: unknown backend 'tpu' -> failed

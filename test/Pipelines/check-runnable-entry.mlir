@@ -3,6 +3,9 @@
 // RUN: not tp-opt %s --tp-check-runnable=entry=missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not tp-opt %s --tp-check-runnable=entry=calls_elsewhere 2>&1 | FileCheck %s --check-prefix=UNLINKED
 // RUN: tp-opt %s --tp-check-runnable="entry=calls_elsewhere resolve-declarations=false" | FileCheck %s --check-prefix=AHEAD
+// RUN: not tp-opt %s --tp-check-runnable=ranks=-2 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+
+// NEGATIVE: error: tp-check-runnable needs ranks >= 0, got -2
 
 // The entry option: only what the named function reaches is checked. A
 // program linked ahead of time may call functions this process lacks.

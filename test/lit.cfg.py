@@ -11,7 +11,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tp_obj_root, "test")
-config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "tp-capi-test.c"]
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "tp-capi-test.c", "tp-capi-ranks-test.c"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tp_src_root", config.tp_src_root))
@@ -27,6 +27,7 @@ tool_dirs = [config.tp_tools_dir, config.llvm_tools_dir]
 tools = [
     "tp-opt",
     "tp-capi-test",
+    "tp-capi-ranks-test",
     "tp-run",
     "tp-launch-probe",
     "tp-watch-mpirun",

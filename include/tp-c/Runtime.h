@@ -2,7 +2,8 @@
 -*-===*\
 |*                                                                            *|
 |* Host tensors and SPMD execution of a tp function on N ranks with a runtime *|
-|* backend ("cpu", or "cuda" in builds with it); inputs read from and values  *|
+|* backend ("cpu", or "cuda" in builds with it): as threads of this process,  *|
+|* or as one process per rank started by mpirun; inputs read from and values  *|
 |* dumped to .npy files in tp-run's layout, and runs compared. Errors come    *|
 |* back as MlirLogicalResult plus a message through the callback.             *|
 |*                                                                            *|
@@ -46,6 +47,39 @@ MLIR_CAPI_EXPORTED void tpTensorSet(TPTensor tensor, int64_t index,
 MLIR_CAPI_EXPORTED MlirLogicalResult tpRunSPMD(
     MlirOperation func, int ranks, const char *backend, const TPTensor *inputs,
     TPTensor *results, MlirStringCallback onError, void *userData);
+
+/* This process as one rank of a run with one process per rank, started by
+ * mpirun (or by tp's own launcher). Null when `ptr` is null. */
+typedef struct TPRankProcess {
+  void *ptr;
+} TPRankProcess;
+
+/* Joins the run this process is one rank of; under mpirun this initializes
+ * MPI. `*process` is null when this process was not started as a rank (run
+ * the ranks as threads with tpRunSPMD then). Fails, with the reason, when
+ * the launch environment is malformed or this build lacks MPI. */
+MLIR_CAPI_EXPORTED MlirLogicalResult tpRankProcessJoin(
+    TPRankProcess *process, MlirStringCallback onError, void *userData);
+MLIR_CAPI_EXPORTED int tpRankProcessRank(TPRankProcess process);
+MLIR_CAPI_EXPORTED int tpRankProcessSize(TPRankProcess process);
+/* Leaves the run; under mpirun this finalizes MPI. */
+MLIR_CAPI_EXPORTED void tpRankProcessDestroy(TPRankProcess process);
+
+/* Runs `func` as this process's rank over `transport`: "mpi" (the cpu
+ * backend, MPI messages) or, in CUDA builds, "nccl" (the cuda backend, one
+ * GPU per rank). `inputs` holds this rank's arguments. Every rank's results
+ * travel to the rank that reports the run (rank 0 under mpirun): there
+ * `*reports` becomes 1 and `results` receives ranks x (number of results)
+ * new tensors, rank-major, that the caller destroys; elsewhere `*reports` is
+ * 0 and `results` is untouched.
+ * A rank that fails (bad input included) ends every rank of the job, with
+ * its message on standard error and a non-zero exit status, as a failed
+ * collective must: its peers would otherwise wait for it. Only a null
+ * `process` fails without ending the job. */
+MLIR_CAPI_EXPORTED MlirLogicalResult
+tpRunAsRank(MlirOperation func, TPRankProcess process, const char *transport,
+            const TPTensor *inputs, TPTensor *results, int *reports,
+            MlirStringCallback onError, void *userData);
 
 /* Reads `dir`/rank<R>/arg<I>.npy for every rank and argument of `func` into
  * `inputs` (ranks x arguments, rank-major; new tensors the caller destroys),

@@ -2,11 +2,14 @@
 
 #include "tp-c/Runtime.h"
 #include "tp/Execution/Execution.h"
+#include "tp/Execution/ProcessRun.h"
 #include "tp/Execution/Values.h"
 #include "tp/Runtime/Files.h"
+#include "tp/Runtime/Launch.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
+#include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
 namespace rt = mlir::tp::rt;
@@ -82,6 +85,92 @@ static MlirLogicalResult failWith(const std::string &message,
   if (onError)
     onError(mlirStringRefCreate(message.data(), message.size()), userData);
   return mlirLogicalResultFailure();
+}
+
+static rt::ProcessGroup *unwrapProcess(TPRankProcess process) {
+  return static_cast<rt::ProcessGroup *>(process.ptr);
+}
+
+MlirLogicalResult tpRankProcessJoin(TPRankProcess *process,
+                                    MlirStringCallback onError,
+                                    void *userData) {
+  if (!process)
+    return failWith("tpRankProcessJoin: no place for the process", onError,
+                    userData);
+  process->ptr = nullptr;
+  std::unique_ptr<rt::ProcessGroup> group;
+  if (rt::Status joined = mlir::tp::joinProcessRun(group); !joined)
+    return failWith("tpRankProcessJoin: " + joined.message(), onError,
+                    userData);
+  process->ptr = group.release();
+  return mlirLogicalResultSuccess();
+}
+
+int tpRankProcessRank(TPRankProcess process) {
+  return unwrapProcess(process)->rank();
+}
+int tpRankProcessSize(TPRankProcess process) {
+  return unwrapProcess(process)->size();
+}
+void tpRankProcessDestroy(TPRankProcess process) {
+  delete unwrapProcess(process);
+}
+
+/// Ends every rank of `group`'s job after this one failed with `message`,
+/// which goes to the caller first: its peers would otherwise wait for it.
+[[noreturn]] static void abortRank(rt::ProcessGroup &group,
+                                   const std::string &message,
+                                   MlirStringCallback onError, void *userData) {
+  std::string text =
+      "tpRunAsRank: rank " + std::to_string(group.rank()) + ": " + message;
+  failWith(text, onError, userData);
+  group.abort(text);
+  llvm_unreachable("ProcessGroup::abort ends the process");
+}
+
+MlirLogicalResult tpRunAsRank(MlirOperation func, TPRankProcess process,
+                              const char *transport, const TPTensor *inputs,
+                              TPTensor *results, int *reports,
+                              MlirStringCallback onError, void *userData) {
+  rt::ProcessGroup *group = unwrapProcess(process);
+  if (!group)
+    return failWith("tpRunAsRank: the process is not a rank of a run", onError,
+                    userData);
+  auto entry = dyn_cast_or_null<func::FuncOp>(unwrap(func));
+  std::string kind = transport ? transport : "";
+  if (!entry)
+    abortRank(*group, "the operation is not a func.func", onError, userData);
+  if (kind != "mpi" && kind != "nccl")
+    abortRank(*group, "unknown transport '" + kind + "'; expected mpi or nccl",
+              onError, userData);
+  if (!reports || !results)
+    abortRank(*group, "needs places for the results and the reports flag",
+              onError, userData);
+  const int ranks = group->size(), me = group->rank();
+  std::vector<mlir::tp::RankValues> perRank(ranks);
+  for (size_t i = 0; i < entry.getNumArguments(); ++i) {
+    rt::Tensor *t = inputs ? unwrapTensor(inputs[i]) : nullptr;
+    if (!t)
+      abortRank(*group, "input " + std::to_string(i) + " is null", onError,
+                userData);
+    perRank[me].args.push_back(*t);
+  }
+  mlir::tp::ExecutionOptions options;
+  options.ranks = ranks;
+  options.backend = kind == "mpi" ? "cpu" : "cuda";
+  options.ranksPerNode = group->localSize();
+  bool reporting = false;
+  if (rt::Status status = mlir::tp::runProcesses(entry, options, kind, group,
+                                                 {}, perRank, reporting);
+      !status)
+    abortRank(*group, status.message(), onError, userData);
+  *reports = reporting ? 1 : 0;
+  if (reporting)
+    for (int r = 0; r < ranks; ++r)
+      for (size_t j = 0; j < perRank[r].results.size(); ++j)
+        results[r * entry.getNumResults() + j] =
+            TPTensor{new rt::Tensor(std::move(perRank[r].results[j]))};
+  return mlirLogicalResultSuccess();
 }
 
 /// `count` tensors per rank from `tensors` (rank-major) into `values`, or the

@@ -5,7 +5,7 @@
 |* cleanly.                                                                   *|
 \*===----------------------------------------------------------------------===*/
 
-#include "tp-c/Runtime.h"
+#include "ColumnLayer.h"
 #include "tp-c/TP.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -13,23 +13,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-
-static const char *kUpstream =
-    "shard.grid @tp(shape = 4)\n"
-    "func.func @col(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>) -> "
-    "tensor<32x32xf32> {\n"
-    "  %g = shard.all_gather %x on @tp grid_axes = [0] gather_axis = 0 : "
-    "tensor<8x64xf32> -> tensor<32x64xf32>\n"
-    "  %e = tensor.empty() : tensor<32x32xf32>\n"
-    "  %y = linalg.matmul ins(%g, %w : tensor<32x64xf32>, tensor<64x32xf32>) "
-    "outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>\n"
-    "  return %y : tensor<32x32xf32>\n"
-    "}\n";
-
-static void printToStdout(MlirStringRef text, void *userData) {
-  (void)userData;
-  fwrite(text.data, 1, text.length, stdout);
-}
 
 static MlirLogicalResult printDiagnostic(MlirDiagnostic diagnostic,
                                          void *userData) {
@@ -89,37 +72,20 @@ static void checkValues(MlirOperation func, const char *dir,
 /* Runs the fused function on 4 ranks through the runtime's C API and checks
  * rank r's result against (x_0; x_1; x_2; x_3) @ w_r computed here. */
 static void checkExecution(MlirModule module, const char *dumpDir) {
-  enum { RANKS = 4, M = 8, K = 64, N = 32 };
+  enum { RANKS = kRanks };
   // The grid comes first; the function follows it.
   MlirOperation func = mlirOperationGetNextInBlock(
       mlirBlockGetFirstOperation(mlirModuleGetBody(module)));
-  int64_t xShape[2] = {M, K}, wShape[2] = {K, N};
   TPTensor inputs[RANKS * 2], results[RANKS];
-  for (int r = 0; r < RANKS; ++r) {
-    inputs[2 * r] = tpTensorCreate("f32", xShape, 2);
-    inputs[2 * r + 1] = tpTensorCreate("f32", wShape, 2);
-    for (int64_t i = 0; i < M * K; ++i)
-      tpTensorSet(inputs[2 * r], i,
-                  (double)((i * 7 + r * 13) % 11) / 11.0 - 0.5);
-    for (int64_t i = 0; i < K * N; ++i)
-      tpTensorSet(inputs[2 * r + 1], i,
-                  (double)((i * 5 + r * 3) % 9) / 9.0 - 0.5);
-  }
+  for (int r = 0; r < RANKS; ++r)
+    makeColumnInputs(r, &inputs[2 * r], &inputs[2 * r + 1]);
   MlirLogicalResult ran =
       tpRunSPMD(func, RANKS, "cpu", inputs, results, printToStdout, NULL);
   double worst = 0;
   if (mlirLogicalResultIsSuccess(ran))
     for (int r = 0; r < RANKS; ++r) {
-      for (int64_t row = 0; row < RANKS * M; ++row)
-        for (int64_t col = 0; col < N; ++col) {
-          double expected = 0;
-          for (int64_t k = 0; k < K; ++k)
-            expected += tpTensorGet(inputs[2 * (row / M)], (row % M) * K + k) *
-                        tpTensorGet(inputs[2 * r + 1], k * N + col);
-          double error = tpTensorGet(results[r], row * N + col) - expected;
-          worst = error < 0 ? (-error > worst ? -error : worst)
-                            : (error > worst ? error : worst);
-        }
+      double error = columnError(inputs, results[r], r);
+      worst = error > worst ? error : worst;
     }
   printf("executed on %d ranks: max error %.2e (%s)\n", RANKS, worst,
          mlirLogicalResultIsSuccess(ran) && worst < 1e-4 ? "ok" : "WRONG");

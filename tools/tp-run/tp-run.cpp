@@ -16,14 +16,14 @@
 // runs; --compare-pipeline runs the program a second time after another
 // pipeline (an empty one: as given) and compares every result on every rank.
 // With --transport nccl (cuda) or mpi (cpu) every rank is a process
-// (ProcessRun.h).
+// (tp/Execution/ProcessRun.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "GpuGlue.h"
-#include "ProcessRun.h"
 #include "Source.h"
 #include "tp/Execution/Execution.h"
+#include "tp/Execution/ProcessRun.h"
 #include "tp/Execution/Values.h"
 #include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/Files.h"
@@ -366,7 +366,7 @@ compareWithReference(ModuleOp reference, func::FuncOp entry,
     options.backend = compareBackend;
   if (mpiGroup) {
     bool reports = false;
-    rt::Status status = ::mlir::tp::run::runProcesses(
+    rt::Status status = mlir::tp::runProcesses(
         referenceEntry, options, "mpi", mpiGroup, {}, referenceRuns, reports);
     if (!status)
       mpiGroup->abort("the compared program: " + status.message());
@@ -506,18 +506,9 @@ static int makeOptions(rt::ProcessGroup *group, rt::TraceRecorder *trace,
   return 0;
 }
 
-static int runTool(int argc, char **argv,
-                   std::unique_ptr<rt::ProcessGroup> &group) {
-  // The launcher re-runs this very command line once per rank.
-  std::vector<std::string> commandLine(argv, argv + argc);
-  commandLine[0] = llvm::sys::fs::getMainExecutable(
-      argv[0], reinterpret_cast<void *>(&fail));
-  mlir::tp::registerTPPassesAndPipelines();
-  cl::HideUnrelatedOptions(runOptions);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "tp-run: execute tp programs on N ranks\n");
-  if (!checkOptions())
-    return 1;
+/// Checks the backends and the transport the command line names; the
+/// transport defaults to MPI's (or NCCL's) when mpirun started this process.
+static int chooseTransport() {
   auto backends = mlir::tp::availableBackends();
   // An empty --compare-backend means --backend's.
   for (const std::string &name :
@@ -532,21 +523,162 @@ static int runTool(int argc, char **argv,
   if (transport != "loopback" && transport != "nccl" && transport != "mpi")
     return fail("unknown transport '" + transport +
                 "'; expected loopback, nccl or mpi");
-  const bool processes = transport != "loopback";
-  if (int refused = checkModes(processes))
-    return refused;
+  return checkModes(transport != "loopback");
+}
 
-  // A rank of a multi-process run: mpirun sets the number of ranks.
-  if (processes) {
-    rt::Status joined = ::mlir::tp::run::joinProcessRun(group);
-    if (!joined)
-      return fail(joined.message());
-    if (group && numRanks.getNumOccurrences() && numRanks != group->size())
-      return fail("--ranks " + llvm::Twine(numRanks) + " but the run has " +
-                  llvm::Twine(group->size()) + " processes");
-    if (group)
-      numRanks = group->size();
+/// Joins the run when this process is one of its ranks: mpirun (or this
+/// tool's launcher) sets the number of ranks then.
+static int joinRanks(std::unique_ptr<rt::ProcessGroup> &group) {
+  rt::Status joined = mlir::tp::joinProcessRun(group);
+  if (!joined)
+    return fail(joined.message());
+  if (!group)
+    return 0;
+  if (numRanks.getNumOccurrences() && numRanks != group->size())
+    return fail("--ranks " + llvm::Twine(numRanks) + " but the run has " +
+                llvm::Twine(group->size()) + " processes");
+  numRanks = group->size();
+  return 0;
+}
+
+/// The program as read, as it runs (after --pipeline), and as compared
+/// (after --compare-pipeline).
+struct Programs {
+  OwningOpRef<ModuleOp> original, primary, reference;
+  func::FuncOp entry;
+};
+
+/// Parses the program, imports it, fixes dynamic grids to the run's size
+/// and runs the pipelines; diagnostics go through `sourceMgr`'s handler.
+static int loadPrograms(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                        Programs &programs) {
+  std::unique_ptr<llvm::MemoryBuffer> text;
+  if (rt::Status read = ::mlir::tp::run::readProgram(inputFile, text); !read)
+    return fail(read.message());
+  sourceMgr.AddNewSourceBuffer(std::move(text), llvm::SMLoc());
+  programs.original =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!programs.original)
+    return 1;
+  // Upstream per-rank IR is raised, and layers lowered, before anything runs.
+  if (failed(runPipeline(*programs.original, "tp-import,tp-lower-linear")))
+    return 1;
+  // A grid of dynamic size spans the run (fixed before the pipelines, so
+  // both programs see the same size).
+  func::FuncOp originalEntry = findEntry(*programs.original);
+  if (!originalEntry)
+    return 1;
+  if (rt::Status grids =
+          mlir::tp::specializeDynamicGrids(originalEntry, numRanks);
+      !grids)
+    return fail(grids.message());
+
+  programs.primary = programs.original->clone();
+  if (failed(runPipeline(*programs.primary, pipeline)))
+    return 1;
+  programs.entry = findEntry(*programs.primary);
+  if (!programs.entry)
+    return 1;
+  if (rt::Status checked = mlir::tp::checkProgram(programs.entry, numRanks);
+      !checked)
+    return fail(checked.message());
+  if (comparing())
+    return prepareReference(*programs.original, programs.entry,
+                            programs.reference);
+  return 0;
+}
+
+/// The argument shapes (--arg-shape, --dim-size), checked against what this
+/// machine has.
+static int argumentShapes(func::FuncOp entry,
+                          std::vector<std::vector<int64_t>> &shapes) {
+  std::map<unsigned, std::vector<int64_t>> givenShapes;
+  if (!parseArgShapes(givenShapes))
+    return 1;
+  rt::Status status =
+      mlir::tp::resolveArgumentShapes(entry, givenShapes, dimSize, shapes);
+  if (status)
+    status = mlir::tp::checkResources(entry, numRanks, shapes);
+  return status ? 0 : fail(status.message());
+}
+
+/// Runs the MPI ranks: mpirun started on this very command line. The
+/// program is compiled here first, so one that does not compile is reported
+/// once rather than by every rank. Each rank's watchdog ends a run that
+/// spins in compiled code; mpirun's own limit is a backstop behind it
+/// (ProcessRun.h: mpirunJobLimit).
+static int startMpiJob(func::FuncOp entry,
+                       const mlir::tp::ExecutionOptions &options,
+                       const std::vector<std::string> &commandLine) {
+  std::unique_ptr<mlir::tp::CompiledProgram> compiled;
+  if (rt::Status built =
+          mlir::tp::CompiledProgram::compile(entry, options, compiled);
+      !built)
+    return fail(built.message());
+  int runs = !comparing() ? 1 : 2;
+  std::chrono::seconds jobLimit =
+      mlir::tp::mpirunJobLimit(mlir::tp::runLimit(options), runs, numRanks);
+  int exitStatus = 1;
+  if (rt::Status job =
+          mlir::tp::runUnderMpirun(commandLine, numRanks, jobLimit, exitStatus);
+      !job)
+    return fail(job.message());
+  return exitStatus;
+}
+
+/// Runs this process's ranks: all of them as threads, or its own (or, as
+/// the launcher, every process's). `reports` says whether this process
+/// prints the run. A failed rank process ends the job.
+static rt::Status runRanks(const Programs &programs,
+                           const mlir::tp::ExecutionOptions &options,
+                           rt::ProcessGroup *group, rt::TraceRecorder *trace,
+                           const std::vector<std::string> &commandLine,
+                           std::vector<mlir::tp::RankValues> &perRank,
+                           bool &reports) {
+  if (transport == "loopback") {
+    reports = true;
+    rt::Status status = mlir::tp::executeSPMD(programs.entry, options, perRank);
+    if (!status)
+      exitAfterFailedRun(status.message());
+    return status;
   }
+  rt::Status status = mlir::tp::runProcesses(
+      programs.entry, options, transport, group, commandLine, perRank, reports);
+  // A rank's trace is written whether it failed or not: failures are what
+  // traces are for.
+  if (trace) {
+    std::string error;
+    if (!trace->writeJson(rankTracePath(group->rank()), error)) {
+      llvm::errs() << "tp-run: " << error << "\n";
+      if (status)
+        status = rt::Status::error(error);
+    }
+  }
+  if (!status && group)
+    group->abort(status.message());
+  if (status && group)
+    rankResultsSent = transport != "mpi" || !comparing();
+  return status;
+}
+
+static int runTool(int argc, char **argv,
+                   std::unique_ptr<rt::ProcessGroup> &group) {
+  // The launcher re-runs this very command line once per rank.
+  std::vector<std::string> commandLine(argv, argv + argc);
+  commandLine[0] = llvm::sys::fs::getMainExecutable(
+      argv[0], reinterpret_cast<void *>(&fail));
+  mlir::tp::registerTPPassesAndPipelines();
+  cl::HideUnrelatedOptions(runOptions);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "tp-run: execute tp programs on N ranks\n");
+  if (!checkOptions())
+    return 1;
+  if (int refused = chooseTransport())
+    return refused;
+  const bool processes = transport != "loopback";
+  if (processes)
+    if (int refused = joinRanks(group))
+      return refused;
   // Whether this process prints the run (not a rank that reports elsewhere).
   const bool reporter = !group || group->collects();
 
@@ -554,55 +686,15 @@ static int runTool(int argc, char **argv,
   mlir::tp::registerTPDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  std::unique_ptr<llvm::MemoryBuffer> text;
-  if (rt::Status read = ::mlir::tp::run::readProgram(inputFile, text); !read)
-    return fail(read.message());
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(text), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> original =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
-  if (!original)
-    return 1;
-  // Upstream per-rank IR is raised, and layers lowered, before anything runs.
-  if (failed(runPipeline(*original, "tp-import,tp-lower-linear")))
-    return 1;
-  // A grid of dynamic size spans the run (fixed before the pipelines, so
-  // both programs see the same size).
-  if (func::FuncOp originalEntry = findEntry(*original)) {
-    if (rt::Status grids =
-            mlir::tp::specializeDynamicGrids(originalEntry, numRanks);
-        !grids)
-      return fail(grids.message());
-  } else {
-    return 1;
-  }
-
-  OwningOpRef<ModuleOp> primary = original->clone();
-  if (failed(runPipeline(*primary, pipeline)))
-    return 1;
-  func::FuncOp entry = findEntry(*primary);
-  if (!entry)
-    return 1;
-  rt::Status checked = mlir::tp::checkProgram(entry, numRanks);
-  if (!checked)
-    return fail(checked.message());
-  OwningOpRef<ModuleOp> reference;
-  if (comparing())
-    if (int failedReference = prepareReference(*original, entry, reference))
-      return failedReference;
-
-  std::map<unsigned, std::vector<int64_t>> givenShapes;
-  if (!parseArgShapes(givenShapes))
-    return 1;
+  Programs programs;
+  if (int refused = loadPrograms(context, sourceMgr, programs))
+    return refused;
+  func::FuncOp entry = programs.entry;
   std::vector<std::vector<int64_t>> shapes;
-  rt::Status status =
-      mlir::tp::resolveArgumentShapes(entry, givenShapes, dimSize, shapes);
-  if (status)
-    status = mlir::tp::checkResources(entry, numRanks, shapes);
-  if (!status)
-    return fail(status.message());
-
+  if (int refused = argumentShapes(entry, shapes))
+    return refused;
   std::vector<mlir::tp::RankValues> perRank(numRanks);
   if (int failedInputs =
           makeInputs(entry, shapes, reporter, group.get(), perRank))
@@ -615,30 +707,10 @@ static int runTool(int argc, char **argv,
   mlir::tp::ExecutionOptions options;
   if (int refused = makeOptions(group.get(), trace.get(), options))
     return refused;
-
-  // MPI ranks are started by mpirun: once the program is known to be sound
-  // (so its errors are reported once, not by every rank), this process runs
-  // mpirun and waits for it.
-  // Each rank's watchdog ends a run that spins in compiled code; mpirun's
-  // own limit is a backstop behind it (ProcessRun.h: mpirunJobLimit).
-  if (processes && !group && transport == "mpi") {
-    // Compiled here first, so a program that does not compile, or a compared
-    // pipeline that fails, is reported once rather than by every rank.
-    std::unique_ptr<mlir::tp::CompiledProgram> compiled;
-    if (rt::Status built =
-            mlir::tp::CompiledProgram::compile(entry, options, compiled);
-        !built)
-      return fail(built.message());
-    int runs = !comparing() ? 1 : 2;
-    std::chrono::seconds jobLimit = ::mlir::tp::run::mpirunJobLimit(
-        mlir::tp::runLimit(options), runs, numRanks);
-    int exitStatus = 1;
-    if (rt::Status job = ::mlir::tp::run::runUnderMpirun(commandLine, numRanks,
-                                                         jobLimit, exitStatus);
-        !job)
-      return fail(job.message());
-    return exitStatus;
-  }
+  // MPI ranks are started by mpirun, once the program is known to be sound
+  // (so its errors are reported once, not by every rank).
+  if (processes && !group && transport == "mpi")
+    return startMpiJob(entry, options, commandLine);
 
   if (reporter)
     llvm::outs() << "tp-run: @" << entry.getName() << " on " << numRanks
@@ -650,44 +722,24 @@ static int runTool(int argc, char **argv,
                  << ")\n";
   // Compiled code that dies from a signal exits without flushing streams.
   llvm::outs().flush();
-  if (processes) {
-    bool reports = false;
-    status = ::mlir::tp::run::runProcesses(
-        entry, options, transport, group.get(), commandLine, perRank, reports);
-    // A rank's trace is written whether it failed or not: failures are what
-    // traces are for.
-    if (trace) {
-      std::string error;
-      if (!trace->writeJson(rankTracePath(group->rank()), error)) {
-        llvm::errs() << "tp-run: " << error << "\n";
-        if (status)
-          status = rt::Status::error(error);
-      }
-    }
-    if (!status && group)
-      group->abort(status.message());
-    if (status && group)
-      rankResultsSent = transport != "mpi" || !comparing();
-    // Under MPI every rank runs the compared program too.
-    if (status && !reports)
-      return comparing() && transport == "mpi"
-                 ? compareWithReference(*reference, entry, options, perRank,
-                                        group.get())
-                 : 0;
-  } else {
-    status = mlir::tp::executeSPMD(entry, options, perRank);
-    if (!status)
-      exitAfterFailedRun(status.message());
-  }
+  bool reports = false;
+  rt::Status status = runRanks(programs, options, group.get(), trace.get(),
+                               commandLine, perRank, reports);
   if (!status)
     return fail(status.message());
+  // Under MPI every rank runs the compared program too.
+  rt::ProcessGroup *mpiGroup = transport == "mpi" ? group.get() : nullptr;
+  if (!reports)
+    return comparing() && mpiGroup
+               ? compareWithReference(*programs.reference, entry, options,
+                                      perRank, mpiGroup)
+               : 0;
   if (int failedReport = reportRun(perRank, trace.get(), processes))
     return failedReport;
-
   if (!comparing())
     return 0;
-  return compareWithReference(*reference, entry, options, perRank,
-                              transport == "mpi" ? group.get() : nullptr);
+  return compareWithReference(*programs.reference, entry, options, perRank,
+                              mpiGroup);
 }
 
 int main(int argc, char **argv) {

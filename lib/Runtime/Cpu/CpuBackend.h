@@ -12,6 +12,12 @@
 
 namespace mlir::tp::rt::cpu {
 
+/// What every rank of a fused op must agree on: the op, its schedule and
+/// every operand's type (a peer with another B would read out of bounds).
+std::string fusedSignature(const std::string &site, const Schedule &schedule,
+                           std::initializer_list<const Tensor *> fixed,
+                           const std::vector<Operand> &bs = {});
+
 /// A GEMM step's trace label: "gemm r2 piece 1" (one piece), or the ranks
 /// whose shares it merges, "gemm r2 r3 r0".
 std::string gemmLabel(const Group &group, const GemmStep &step, int chunks);

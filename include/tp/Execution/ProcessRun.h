@@ -1,24 +1,28 @@
-//===- ProcessRun.h - tp-run with one process per rank ----------*- C++ -*-===//
+//===- ProcessRun.h - runs with one process per rank ------------*- C++ -*-===//
 //
 // Two transports run every rank in its own process:
-//  - nccl (`--backend cuda`): one GPU per rank. Started plainly, tp-run
+//  - nccl (the cuda backend): one GPU per rank. Started plainly, a program
 //    becomes the launcher: it spawns itself once per rank and reports their
 //    results. Started by mpirun, every process is a rank and rank 0 reports.
-//  - mpi (`--backend cpu`): the ranks exchange MPI messages, so they are
+//  - mpi (the cpu backend): the ranks exchange MPI messages, so they are
 //    always started by mpirun; a plain tp-run runs mpirun on itself.
-// A rank's failure ends the run.
+// A rank's failure ends the run. tp-run and the C API (tpRunAsRank) run
+// ranks through these.
+//
+// Private to the project's libraries and tools (it hands out the runtime's
+// ProcessGroup): not installed.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TP_TOOLS_TP_RUN_PROCESSRUN_H
-#define TP_TOOLS_TP_RUN_PROCESSRUN_H
+#ifndef TP_EXECUTION_PROCESSRUN_H
+#define TP_EXECUTION_PROCESSRUN_H
 
 #include "tp/Execution/Execution.h"
 #include "tp/Runtime/Launch.h"
 
 #include <chrono>
 
-namespace mlir::tp::run {
+namespace mlir::tp {
 
 /// This process's group when it is a rank of a multi-process run (launched
 /// by tp-run or by mpirun); null when it should launch the ranks itself.
@@ -51,12 +55,11 @@ rt::Status runUnderMpirun(const std::vector<std::string> &argv, int ranks,
 /// process then reports the run (the launcher, MPI rank 0); other ranks are
 /// done.
 rt::Status runProcesses(mlir::func::FuncOp entry,
-                        const mlir::tp::ExecutionOptions &options,
+                        const ExecutionOptions &options,
                         const std::string &transport, rt::ProcessGroup *group,
                         const std::vector<std::string> &argv,
-                        std::vector<mlir::tp::RankValues> &perRank,
-                        bool &reports);
+                        std::vector<RankValues> &perRank, bool &reports);
 
-} // namespace mlir::tp::run
+} // namespace mlir::tp
 
-#endif // TP_TOOLS_TP_RUN_PROCESSRUN_H
+#endif // TP_EXECUTION_PROCESSRUN_H

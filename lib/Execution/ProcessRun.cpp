@@ -1,6 +1,6 @@
-//===- ProcessRun.cpp - tp-run with one process per rank ------------------===//
+//===- ProcessRun.cpp - runs with one process per rank --------------------===//
 
-#include "ProcessRun.h"
+#include "tp/Execution/ProcessRun.h"
 #include "tp/Runtime/MpirunJob.h"
 #include "tp/Runtime/Wire.h"
 #include "tp/Runtime/World.h"
@@ -18,24 +18,26 @@
 
 using namespace mlir::tp;
 
-rt::Status run::joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group) {
+rt::Status mlir::tp::joinProcessRun(std::unique_ptr<rt::ProcessGroup> &group) {
   TP_RETURN_IF_ERROR(rt::joinLaunchedRun(group));
   if (group || !rt::startedByMpi())
     return rt::Status::ok();
 #ifdef TP_HAVE_MPI
   return rt::joinMpiRun(group);
 #else
-  return rt::Status::error("started by an MPI launcher, but this tp-run was "
-                           "built without MPI (configure with TP_ENABLE_MPI)");
+  return rt::Status::error("started by an MPI launcher, but this build has no "
+                           "MPI (configure with TP_ENABLE_MPI)");
 #endif
 }
 
-std::chrono::seconds run::rankSetupAllowance(const std::string &transport) {
+std::chrono::seconds
+mlir::tp::rankSetupAllowance(const std::string &transport) {
   return std::chrono::seconds(transport == "nccl" ? 30 : 10);
 }
 
-std::chrono::seconds run::mpirunJobLimit(std::chrono::milliseconds runLimit,
-                                         int runs, int ranks) {
+std::chrono::seconds
+mlir::tp::mpirunJobLimit(std::chrono::milliseconds runLimit, int runs,
+                         int ranks) {
   // Starting the processes and parsing, before any watchdog runs: generous,
   // since ranks outnumber cores in CI and a loaded machine starts slowly.
   std::chrono::seconds launch = std::chrono::seconds(30 + 2 * ranks);
@@ -44,15 +46,16 @@ std::chrono::seconds run::mpirunJobLimit(std::chrono::milliseconds runLimit,
   return std::chrono::ceil<std::chrono::seconds>(runs * perRun + launch);
 }
 
-rt::Status run::runUnderMpirun(const std::vector<std::string> &argv, int ranks,
-                               std::chrono::seconds limit, int &exitStatus) {
+rt::Status mlir::tp::runUnderMpirun(const std::vector<std::string> &argv,
+                                    int ranks, std::chrono::seconds limit,
+                                    int &exitStatus) {
   exitStatus = 1;
 #ifndef TP_HAVE_MPI
   (void)argv;
   (void)ranks;
   (void)limit;
-  return rt::Status::error("--transport mpi needs MPI, and this tp-run was "
-                           "built without it (configure with TP_ENABLE_MPI)");
+  return rt::Status::error("the mpi transport needs MPI, and this build has "
+                           "none (configure with TP_ENABLE_MPI)");
 #else
   const char *given = std::getenv("TP_MPIRUN");
   std::string mpirun = given && *given ? given : "mpirun";
@@ -140,9 +143,8 @@ static rt::Status decodeReports(const std::vector<std::string> &reports,
   for (size_t r = 0; r < reports.size(); ++r) {
     rt::Status outcome;
     std::string where = "rank " + std::to_string(r) + ": ";
-    rt::Status decoded =
-        rt::decodeOutcome(reports[r], outcome, perRank[r].results,
-                          &perRank[r].steps);
+    rt::Status decoded = rt::decodeOutcome(
+        reports[r], outcome, perRank[r].results, &perRank[r].steps);
     if (!decoded.isOk())
       return rt::Status::error(where + decoded.message());
     if (!outcome.isOk())
@@ -155,8 +157,7 @@ static rt::Status decodeReports(const std::vector<std::string> &reports,
 /// before the results travel.
 static rt::Status runRank(mlir::func::FuncOp entry,
                           const mlir::tp::ExecutionOptions &options,
-                          const std::string &transport,
-                          rt::ProcessGroup &group,
+                          const std::string &transport, rt::ProcessGroup &group,
                           mlir::tp::RankValues &values) {
   std::unique_ptr<rt::Backend> backend;
   if (transport == "mpi") {
@@ -166,7 +167,8 @@ static rt::Status runRank(mlir::func::FuncOp entry,
     return mlir::tp::executeOneRank(entry, options, group.rank(), *backend,
                                     values);
 #else
-    return rt::Status::error("this tp-run was built without MPI");
+    return rt::Status::error("the mpi transport needs MPI, and this build "
+                             "has none (configure with TP_ENABLE_MPI)");
 #endif
   }
 #ifndef TP_HAVE_CUDA
@@ -187,13 +189,13 @@ static rt::Status runRank(mlir::func::FuncOp entry,
 }
 #endif
 
-rt::Status run::runProcesses(mlir::func::FuncOp entry,
-                             const mlir::tp::ExecutionOptions &options,
-                             const std::string &transport,
-                             rt::ProcessGroup *group,
-                             const std::vector<std::string> &argv,
-                             std::vector<mlir::tp::RankValues> &perRank,
-                             bool &reports) {
+rt::Status mlir::tp::runProcesses(mlir::func::FuncOp entry,
+                                  const mlir::tp::ExecutionOptions &options,
+                                  const std::string &transport,
+                                  rt::ProcessGroup *group,
+                                  const std::vector<std::string> &argv,
+                                  std::vector<mlir::tp::RankValues> &perRank,
+                                  bool &reports) {
   reports = false;
 #if !defined(TP_HAVE_CUDA) && !defined(TP_HAVE_MPI)
   (void)entry, (void)options, (void)transport, (void)group, (void)argv,
@@ -227,15 +229,15 @@ rt::Status run::runProcesses(mlir::func::FuncOp entry,
   {
     // As the launchers allow: NCCL communicators take longer to create.
     RunWatchdog watchdog(*group, mlir::tp::runLimit(options),
-                         run::rankSetupAllowance(transport));
+                         mlir::tp::rankSetupAllowance(transport));
     ran = runRank(entry, options, transport, *group, perRank[rank]);
   }
   TP_RETURN_IF_ERROR(ran);
   std::vector<std::string> all;
-  TP_RETURN_IF_ERROR(group->gather(
-      rt::encodeOutcome(rt::Status::ok(), perRank[rank].results,
-                        perRank[rank].steps),
-      all));
+  TP_RETURN_IF_ERROR(
+      group->gather(rt::encodeOutcome(rt::Status::ok(), perRank[rank].results,
+                                      perRank[rank].steps),
+                    all));
   reports = group->collects();
   return reports ? decodeReports(all, perRank) : rt::Status::ok();
 #endif

@@ -60,6 +60,8 @@ typedef struct TPRankProcess {
  * the launch environment is malformed or this build lacks MPI. */
 MLIR_CAPI_EXPORTED MlirLogicalResult tpRankProcessJoin(
     TPRankProcess *process, MlirStringCallback onError, void *userData);
+/* This process's rank and the run's number of ranks; -1 and 0 for a null
+ * process. */
 MLIR_CAPI_EXPORTED int tpRankProcessRank(TPRankProcess process);
 MLIR_CAPI_EXPORTED int tpRankProcessSize(TPRankProcess process);
 /* Leaves the run; under mpirun this finalizes MPI. */

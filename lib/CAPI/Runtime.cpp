@@ -107,10 +107,12 @@ MlirLogicalResult tpRankProcessJoin(TPRankProcess *process,
 }
 
 int tpRankProcessRank(TPRankProcess process) {
-  return unwrapProcess(process)->rank();
+  rt::ProcessGroup *group = unwrapProcess(process);
+  return group ? group->rank() : -1;
 }
 int tpRankProcessSize(TPRankProcess process) {
-  return unwrapProcess(process)->size();
+  rt::ProcessGroup *group = unwrapProcess(process);
+  return group ? group->size() : 0;
 }
 void tpRankProcessDestroy(TPRankProcess process) {
   delete unwrapProcess(process);

@@ -58,6 +58,8 @@ int main(int argc, char **argv) {
     MlirLogicalResult ran = tpRunAsRank(none, process, transport, NULL, NULL,
                                         NULL, printToStdout, NULL);
     printf(" -> %s\n", mlirLogicalResultIsFailure(ran) ? "failed" : "ran");
+    printf("rank %d of %d\n", tpRankProcessRank(process),
+           tpRankProcessSize(process));
     return 0;
   }
 

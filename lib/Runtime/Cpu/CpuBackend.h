@@ -80,6 +80,27 @@ protected:
                         bool scatter, Reduction reduction,
                         const std::string &what, Tensor &result);
 
+  /// Walks planGather's GEMM steps of a gather in flight: waits for each
+  /// step's pieces, then calls multiply(run) for each contiguous run of the
+  /// gathered dim the step covers, traced as one GEMM. The caller finishes
+  /// `gather` with the status.
+  template <typename Multiply>
+  Status runGatherSteps(const Group &group, const Schedule &schedule,
+                        int64_t shareExtent, int chunks, PieceGather &gather,
+                        const std::string &site, Multiply &&multiply) {
+    for (const GemmStep &gemmStep :
+         planGather(group.size(), group.index, schedule, shareExtent)) {
+      for (const PieceRef &piece : gemmStep.pieces)
+        TP_RETURN_IF_ERROR(gather.waitFor(
+            piece.ordinal, site + " waiting for its communication"));
+      TraceScope scope(world.trace(), rank, Stream::Compute,
+                       gemmLabel(group, gemmStep, chunks), "gemm");
+      for (const ExtentRun &run : gemmStep.runs(shareExtent))
+        multiply(run);
+    }
+    return Status::ok();
+  }
+
   World &world;
   int rank;
   /// Moves fused ops' pieces beside this rank's GEMMs.

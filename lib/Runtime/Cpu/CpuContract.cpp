@@ -1,4 +1,5 @@
-//===- CpuContract.cpp - the all_gather_contract schedule of the CPU backend ===//
+//===- CpuContract.cpp - the all_gather_contract schedule of the CPU backend
+//===//
 //
 // The communication thread gathers x's shards piece by piece exactly as for
 // all_gather_matmul (per_peer or ring). Each piece covers a few runs of the
@@ -50,7 +51,7 @@ Status CpuBackend::runAllGatherContract(const Group &group,
                                         const AllGatherContractArgs &args,
                                         std::vector<Tensor> &results) {
   const Tensor &x = *args.x;
-  const int g = group.size(), me = group.index;
+  const int g = group.size();
   const bool ring = args.schedule.ring();
   ContractPlan plan;
   TP_RETURN_IF_ERROR(planContract(args, g, plan));
@@ -72,12 +73,12 @@ Status CpuBackend::runAllGatherContract(const Group &group,
 
   const int chunks = args.schedule.pieces(extL);
   std::unique_ptr<PieceGather> gather;
-  TP_RETURN_IF_ERROR(startGather(
-      group, signature,
-      {{static_cast<const uint8_t *>(x.data()),
-        static_cast<uint8_t *>(gathered.mutableData()), local,
-        byteSize(x.dtype())}},
-      extL, ring, chunks, args.site, gather));
+  TP_RETURN_IF_ERROR(
+      startGather(group, signature,
+                  {{static_cast<const uint8_t *>(x.data()),
+                    static_cast<uint8_t *>(gathered.mutableData()), local,
+                    byteSize(x.dtype())}},
+                  extL, ring, chunks, args.site, gather));
 
   // The gathered x as T, filled run by run (no copy for f32/f64 data).
   const bool direct = (sizeof(T) == 4 && x.dtype() == DType::F32) ||
@@ -85,54 +86,41 @@ Status CpuBackend::runAllGatherContract(const Group &group,
   std::vector<T> converted;
   if (!direct)
     converted.resize(plan.x.rows() * plan.x.cols());
-  const T *xMatrix = direct ? static_cast<const T *>(gathered.data())
-                            : converted.data();
+  const T *xMatrix =
+      direct ? static_cast<const T *>(gathered.data()) : converted.data();
   const Operand gatheredOperand = Operand::plain(&gathered);
   std::vector<T> block;
-  Status status;
-  for (const GemmStep &gemmStep : planGather(g, me, args.schedule, extL)) {
-    for (const PieceRef &piece : gemmStep.pieces) {
-      status = gather->waitFor(piece.ordinal,
-                               args.site + " waiting for its communication");
-      if (!status.isOk())
-        break;
-    }
-    if (!status.isOk())
-      break;
-    TraceScope scope(world.trace(), rank, Stream::Compute,
-                     gemmLabel(group, gemmStep, chunks), "gemm");
-    for (const ExtentRun &run : gemmStep.runs(extL)) {
-      for (auto [k0, k1] : plan.runs(0, run.begin, run.end)) {
-        int64_t count = k1 - k0;
-        if (!direct) {
-          // K-leading: rows [k0, k1); K-trailing: columns [k0, k1).
-          bool rows = plan.x.kLeading;
-          block.resize(count * plan.x.free);
-          loadBlock(gatheredOperand, rows ? k0 : 0, rows ? count : plan.x.free,
-                    rows ? 0 : k0, rows ? plan.x.free : count, block.data());
-          for (int64_t r = 0; r < (rows ? count : plan.x.free); ++r)
-            std::copy_n(block.data() + r * (rows ? plan.x.free : count),
-                        rows ? plan.x.free : count,
-                        converted.data() + (rows ? (k0 + r) * plan.x.free
-                                                 : r * plan.x.k + k0));
-        }
-        RunOperand<T> xRun = runOf(xMatrix, plan.x, k0);
-        for (size_t i = 0; i < others.size(); ++i) {
-          RunOperand<T> oRun = runOf(others[i].data(), plan.others[i], k0);
-          // A transposes when its K leads; B when its K trails.
-          RunOperand<T> a = args.gatheredLhs ? xRun : oRun;
-          RunOperand<T> b = args.gatheredLhs ? oRun : xRun;
-          const ContractView &aView =
-              args.gatheredLhs ? plan.x : plan.others[i];
-          const ContractView &bView =
-              args.gatheredLhs ? plan.others[i] : plan.x;
-          gemmAccumulate<T>(aView.kLeading, !bView.kLeading, plan.m[i],
-                            plan.n[i], count, a.data, a.ld, b.data, b.ld,
-                            accumulators[i].data(), plan.n[i]);
-        }
+  auto multiply = [&](const ExtentRun &run) {
+    for (auto [k0, k1] : plan.runs(0, run.begin, run.end)) {
+      int64_t count = k1 - k0;
+      if (!direct) {
+        // K-leading: rows [k0, k1); K-trailing: columns [k0, k1).
+        bool rows = plan.x.kLeading;
+        block.resize(count * plan.x.free);
+        loadBlock(gatheredOperand, rows ? k0 : 0, rows ? count : plan.x.free,
+                  rows ? 0 : k0, rows ? plan.x.free : count, block.data());
+        for (int64_t r = 0; r < (rows ? count : plan.x.free); ++r)
+          std::copy_n(block.data() + r * (rows ? plan.x.free : count),
+                      rows ? plan.x.free : count,
+                      converted.data() +
+                          (rows ? (k0 + r) * plan.x.free : r * plan.x.k + k0));
+      }
+      RunOperand<T> xRun = runOf(xMatrix, plan.x, k0);
+      for (size_t i = 0; i < others.size(); ++i) {
+        RunOperand<T> oRun = runOf(others[i].data(), plan.others[i], k0);
+        // A transposes when its K leads; B when its K trails.
+        RunOperand<T> a = args.gatheredLhs ? xRun : oRun;
+        RunOperand<T> b = args.gatheredLhs ? oRun : xRun;
+        const ContractView &aView = args.gatheredLhs ? plan.x : plan.others[i];
+        const ContractView &bView = args.gatheredLhs ? plan.others[i] : plan.x;
+        gemmAccumulate<T>(aView.kLeading, !bView.kLeading, plan.m[i], plan.n[i],
+                          count, a.data, a.ld, b.data, b.ld,
+                          accumulators[i].data(), plan.n[i]);
       }
     }
-  }
+  };
+  Status status = runGatherSteps(group, args.schedule, extL, chunks, *gather,
+                                 args.site, multiply);
   TP_RETURN_IF_ERROR(gather->finish(status));
 
   results.clear();

@@ -21,14 +21,11 @@
 
 #include <algorithm>
 #include <functional>
-#include <thread>
 
 using namespace mlir::tp::rt;
 using namespace mlir::tp::rt::cpu;
 
 namespace {
-
-constexpr auto pieceRange = Schedule::pieceRange;
 
 /// Extent of the last dim (the contraction or output dim); 0 for scalars.
 int64_t lastExtent(const Tensor &t) { return t.rank() ? t.shape().back() : 0; }
@@ -281,22 +278,9 @@ Status CpuBackend::runAllGatherMatmul(const Group &group,
   TP_RETURN_IF_ERROR(startGather(
       group, fusedSignature(args.site, args.schedule, {&work.shard()}, args.bs),
       work.buffers(), extL, args.schedule.ring(), chunks, args.site, gather));
-  Status status;
-  for (const GemmStep &gemmStep :
-       planGather(group.size(), group.index, args.schedule, extL)) {
-    for (const PieceRef &piece : gemmStep.pieces) {
-      status = gather->waitFor(piece.ordinal,
-                               args.site + " waiting for its communication");
-      if (!status.isOk())
-        break;
-    }
-    if (!status.isOk())
-      break;
-    TraceScope scope(world.trace(), rank, Stream::Compute,
-                     gemmLabel(group, gemmStep, chunks), "gemm");
-    for (const ExtentRun &run : gemmStep.runs(extL))
-      work.multiply(run);
-  }
+  Status status =
+      runGatherSteps(group, args.schedule, extL, chunks, *gather, args.site,
+                     [&](const ExtentRun &run) { work.multiply(run); });
   TP_RETURN_IF_ERROR(gather->finish(status));
   work.finish(results);
   return Status::ok();

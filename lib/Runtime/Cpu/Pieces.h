@@ -1,8 +1,8 @@
 //===- Pieces.h - how the fused CPU schedules move their pieces -*- C++ -*-===//
 //
-// The fused schedules of the CPU backend (CpuFused.cpp, CpuContract.cpp) do
-// their arithmetic the same way whatever carries the pieces between ranks;
-// only the carrying differs:
+// The fused schedules of the CPU backend (CpuFused.cpp, CpuScatter.cpp,
+// CpuContract.cpp) do their arithmetic the same way whatever carries the
+// pieces between ranks; only the carrying differs:
 //  - threads of one process (CpuBackend): a rank reads its peers' published
 //    buffers once their progress counters say a piece is there;
 //  - processes (MpiBackend): the owner of a piece sends it with a

@@ -194,8 +194,8 @@ Status CudaRank::upload(const Tensor &t, const std::string &purpose, void *&ptr,
                          ") is host memory; a step captured into a CUDA graph "
                          "reads device buffers only");
   TP_RETURN_IF_ERROR(buffer(purpose, t.numBytes(), ptr, context));
-  TP_CUDA(cudaMemcpyAsync(ptr, t.data(), t.numBytes(), cudaMemcpyDefault,
-                          stream));
+  TP_CUDA(
+      cudaMemcpyAsync(ptr, t.data(), t.numBytes(), cudaMemcpyDefault, stream));
   countCopy(t.data(), t.numBytes(), /*toDevice=*/true);
   return Status::ok();
 }
@@ -315,7 +315,6 @@ Status CudaRank::scaledGemm(const Operand &a, const void *aData,
                             int64_t n, int64_t k, const void *bias,
                             DType outType, void *d, cudaStream_t stream,
                             const std::string &context, int smCountTarget) {
-  Scaling mode = *a.scaling;
   GemmProblem p;
   p.smCountTarget = smCountTarget;
   p.m = m;
@@ -326,132 +325,146 @@ Status CudaRank::scaledGemm(const Operand &a, const void *aData,
   p.transposeB = true;
   p.dType = outType;
   p.bias = bias;
-
-  auto native = [&](Status &error) {
-    GemmProblem q = p;
-    q.aType = a.data->dtype();
-    q.bType = b.data->dtype();
-    q.aScale = static_cast<const float *>(aScale);
-    q.bScale = static_cast<const float *>(bScale);
-    q.rowWise = mode == Scaling::RowWise;
-    return gemm.attempt(q, aData, bData, d, stream, context, error);
-  };
-  // Row-wise: a unit-scaled FP8 GEMM to fp32, then the row and column scales
-  // and the bias.
-  auto unitScaled = [&](Status &error) {
-    auto failed = [&](Status status) {
-      error = std::move(status);
-      return Attempt::Failed;
-    };
-    void *unit, *acc;
-    if (Status s = buffer("sc.unit", sizeof(float) * 2, unit, context);
-        !s.isOk())
-      return failed(std::move(s));
-    if (Status s = buffer("sc.acc", sizeof(float) * m * n, acc, context);
-        !s.isOk())
-      return failed(std::move(s));
-    GemmProblem q = p;
-    q.aType = a.data->dtype();
-    q.bType = b.data->dtype();
-    q.aScale = q.bScale = static_cast<float *>(unit);
-    q.dType = DType::F32;
-    q.bias = nullptr;
-    if (!gemm.supports(q, aData, bData, acc)) {
-      error = Status::error(context + ": no unit-scaled FP8 algorithm");
-      return Attempt::Refused;
-    }
-    if (Status s = check(launchSetFloats(static_cast<float *>(unit), 1.0f,
-                                         1.0f, stream),
-                         "constant kernel", context);
-        !s.isOk())
-      return failed(std::move(s));
-    Attempt outcome =
-        gemm.attempt(q, aData, bData, acc, stream, context, error);
-    if (outcome != Attempt::Done)
-      return outcome;
-    if (Status s = check(launchScaleRowsCols(static_cast<float *>(acc), m, n,
-                                             static_cast<const float *>(aScale),
-                                             static_cast<const float *>(bScale),
-                                             stream),
-                         "scaling kernel", context);
-        !s.isOk())
-      return failed(std::move(s));
-    if (Status s = check(launchConvert(static_cast<float *>(acc), m * n, bias,
-                                       outType, n, d, outType, stream),
-                         "conversion kernel", context);
-        !s.isOk())
-      return failed(std::move(s));
-    return Attempt::Done;
-  };
-  // Both operands dequantized to bf16, then a bf16 GEMM.
-  auto dequantized = [&](Status &error) {
-    auto failed = [&](Status status) {
-      error = std::move(status);
-      return Attempt::Failed;
-    };
-    void *wideA, *wideB, *globals;
-    for (auto [purpose, bytes, ptr] :
-         {std::tuple{"sc.a16", size_t(2 * m * k), &wideA},
-          std::tuple{"sc.b16", size_t(2 * n * k), &wideB},
-          std::tuple{"sc.globals", 2 * sizeof(float), &globals}})
-      if (Status s = buffer(purpose, bytes, *ptr, context); !s.isOk())
-        return failed(std::move(s));
-    // NVFP4's global scales (1 where absent), read on the device.
-    if (Status s = check(launchSetFloats(static_cast<float *>(globals), 1.0f,
-                                         1.0f, stream),
-                         "constant kernel", context);
-        !s.isOk())
-      return failed(std::move(s));
-    int slot = 0;
-    for (const Tensor *global : {a.globalScale, b.globalScale}) {
-      float *into = static_cast<float *>(globals) + slot++;
-      if (!global)
-        continue;
-      void *on;
-      if (Status s = upload(*global, slot == 1 ? "sc.ga" : "sc.gb", on, stream,
-                            context);
-          !s.isOk())
-        return failed(std::move(s));
-      if (Status s = check(launchWiden(on, global->dtype(), 1, into, stream),
-                           "conversion kernel", context);
-          !s.isOk())
-        return failed(std::move(s));
-    }
-    if (Status s =
-            check(launchDequantizeToBF16(
-                      static_cast<const uint8_t *>(aData), a.data->dtype(),
-                      aScale, a.scale->dtype(), static_cast<float *>(globals),
-                      mode, m, k, static_cast<uint16_t *>(wideA), stream),
-                  "dequantization kernel", context);
-        !s.isOk())
-      return failed(std::move(s));
-    if (Status s = check(
-            launchDequantizeToBF16(static_cast<const uint8_t *>(bData),
-                                   b.data->dtype(), bScale, b.scale->dtype(),
-                                   static_cast<float *>(globals) + 1, mode, n,
-                                   k, static_cast<uint16_t *>(wideB), stream),
-            "dequantization kernel", context);
-        !s.isOk())
-      return failed(std::move(s));
-    GemmProblem q = p;
-    q.aType = q.bType = DType::BF16;
-    return gemm.attempt(q, wideA, wideB, d, stream, context, error);
-  };
-
+  const ScaledGemmCall call{a,      b, aData,  aScale,  bData,
+                            bScale, d, stream, context, p};
   return runFirstAccepted(
-      scaledGemmOrder(mode, alignmentOf(aScale), alignmentOf(bScale)),
+      scaledGemmOrder(*a.scaling, alignmentOf(aScale), alignmentOf(bScale)),
       [&](ScaledPath path, Status &error) {
         switch (path) {
         case ScaledPath::Native:
-          return native(error);
+          return scaledGemmNative(call, error);
         case ScaledPath::UnitScaled:
-          return unitScaled(error);
+          return scaledGemmUnitScaled(call, error);
         case ScaledPath::Dequantize:
-          return dequantized(error);
+          return scaledGemmDequantized(call, error);
         }
         return Attempt::Refused;
       },
       [&](Fallback fallback) { gemm.note(fallback); }, context);
+}
+
+Attempt CudaRank::scaledGemmNative(const ScaledGemmCall &call, Status &error) {
+  GemmProblem q = call.problem;
+  q.aType = call.a.data->dtype();
+  q.bType = call.b.data->dtype();
+  q.aScale = static_cast<const float *>(call.aScale);
+  q.bScale = static_cast<const float *>(call.bScale);
+  q.rowWise = *call.a.scaling == Scaling::RowWise;
+  return gemm.attempt(q, call.aData, call.bData, call.d, call.stream,
+                      call.context, error);
+}
+
+/// Row-wise: a unit-scaled FP8 GEMM to fp32, then the row and column scales
+/// and the bias.
+Attempt CudaRank::scaledGemmUnitScaled(const ScaledGemmCall &call,
+                                       Status &error) {
+  const GemmProblem &p = call.problem;
+  const std::string &context = call.context;
+  auto failed = [&](Status status) {
+    error = std::move(status);
+    return Attempt::Failed;
+  };
+  void *unit, *acc;
+  if (Status s = buffer("sc.unit", sizeof(float) * 2, unit, context); !s.isOk())
+    return failed(std::move(s));
+  if (Status s = buffer("sc.acc", sizeof(float) * p.m * p.n, acc, context);
+      !s.isOk())
+    return failed(std::move(s));
+  GemmProblem q = p;
+  q.aType = call.a.data->dtype();
+  q.bType = call.b.data->dtype();
+  q.aScale = q.bScale = static_cast<float *>(unit);
+  q.dType = DType::F32;
+  q.bias = nullptr;
+  if (!gemm.supports(q, call.aData, call.bData, acc)) {
+    error = Status::error(context + ": no unit-scaled FP8 algorithm");
+    return Attempt::Refused;
+  }
+  if (Status s = check(
+          launchSetFloats(static_cast<float *>(unit), 1.0f, 1.0f, call.stream),
+          "constant kernel", context);
+      !s.isOk())
+    return failed(std::move(s));
+  Attempt outcome =
+      gemm.attempt(q, call.aData, call.bData, acc, call.stream, context, error);
+  if (outcome != Attempt::Done)
+    return outcome;
+  if (Status s =
+          check(launchScaleRowsCols(static_cast<float *>(acc), p.m, p.n,
+                                    static_cast<const float *>(call.aScale),
+                                    static_cast<const float *>(call.bScale),
+                                    call.stream),
+                "scaling kernel", context);
+      !s.isOk())
+    return failed(std::move(s));
+  if (Status s =
+          check(launchConvert(static_cast<float *>(acc), p.m * p.n, p.bias,
+                              p.dType, p.n, call.d, p.dType, call.stream),
+                "conversion kernel", context);
+      !s.isOk())
+    return failed(std::move(s));
+  return Attempt::Done;
+}
+
+/// Both operands dequantized to bf16, then a bf16 GEMM: the only way for
+/// block scales here (native MXFP8 and NVFP4 GEMMs need sm_100).
+Attempt CudaRank::scaledGemmDequantized(const ScaledGemmCall &call,
+                                        Status &error) {
+  const GemmProblem &p = call.problem;
+  const std::string &context = call.context;
+  const Operand &a = call.a, &b = call.b;
+  auto failed = [&](Status status) {
+    error = std::move(status);
+    return Attempt::Failed;
+  };
+  void *wideA, *wideB, *globals;
+  for (auto [purpose, bytes, ptr] :
+       {std::tuple{"sc.a16", size_t(2 * p.m * p.k), &wideA},
+        std::tuple{"sc.b16", size_t(2 * p.n * p.k), &wideB},
+        std::tuple{"sc.globals", 2 * sizeof(float), &globals}})
+    if (Status s = buffer(purpose, bytes, *ptr, context); !s.isOk())
+      return failed(std::move(s));
+  // NVFP4's global scales (1 where absent), read on the device.
+  if (Status s = check(launchSetFloats(static_cast<float *>(globals), 1.0f,
+                                       1.0f, call.stream),
+                       "constant kernel", context);
+      !s.isOk())
+    return failed(std::move(s));
+  int slot = 0;
+  for (const Tensor *global : {a.globalScale, b.globalScale}) {
+    float *into = static_cast<float *>(globals) + slot++;
+    if (!global)
+      continue;
+    void *on;
+    if (Status s = upload(*global, slot == 1 ? "sc.ga" : "sc.gb", on,
+                          call.stream, context);
+        !s.isOk())
+      return failed(std::move(s));
+    if (Status s = check(launchWiden(on, global->dtype(), 1, into, call.stream),
+                         "conversion kernel", context);
+        !s.isOk())
+      return failed(std::move(s));
+  }
+  const Scaling mode = *a.scaling;
+  if (Status s = check(
+          launchDequantizeToBF16(static_cast<const uint8_t *>(call.aData),
+                                 a.data->dtype(), call.aScale, a.scale->dtype(),
+                                 static_cast<float *>(globals), mode, p.m, p.k,
+                                 static_cast<uint16_t *>(wideA), call.stream),
+          "dequantization kernel", context);
+      !s.isOk())
+    return failed(std::move(s));
+  if (Status s = check(launchDequantizeToBF16(
+                           static_cast<const uint8_t *>(call.bData),
+                           b.data->dtype(), call.bScale, b.scale->dtype(),
+                           static_cast<float *>(globals) + 1, mode, p.n, p.k,
+                           static_cast<uint16_t *>(wideB), call.stream),
+                       "dequantization kernel", context);
+      !s.isOk())
+    return failed(std::move(s));
+  GemmProblem q = p;
+  q.aType = q.bType = DType::BF16;
+  return gemm.attempt(q, wideA, wideB, call.d, call.stream, context, error);
 }
 
 Status CudaRank::scaledMatmul(const Operand &a, const Operand &b,

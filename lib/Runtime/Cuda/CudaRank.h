@@ -228,6 +228,21 @@ protected:
                     int64_t m, int64_t n, int64_t k, const void *bias,
                     DType outType, void *d, cudaStream_t stream,
                     const std::string &context, int smCountTarget = 0);
+  /// One scaledGemm call: its operands on the device and the GEMM as asked.
+  struct ScaledGemmCall {
+    const Operand &a, &b;
+    const void *aData, *aScale, *bData, *bScale;
+    void *d;
+    cudaStream_t stream;
+    const std::string &context;
+    GemmProblem problem;
+  };
+  /// scaledGemm's paths (scaledGemmOrder): native FP8, a unit-scaled FP8
+  /// GEMM with the row-wise scales applied after, and bf16 on dequantized
+  /// operands.
+  Attempt scaledGemmNative(const ScaledGemmCall &call, Status &error);
+  Attempt scaledGemmUnitScaled(const ScaledGemmCall &call, Status &error);
+  Attempt scaledGemmDequantized(const ScaledGemmCall &call, Status &error);
 
   /// Copies this rank's shard (and scale, when `l.scale`) from the host into
   /// its place in the gathered buffer on the comm stream and records the

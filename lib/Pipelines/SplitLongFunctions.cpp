@@ -49,9 +49,13 @@ static bool isView(Operation *op) {
 }
 
 /// Outlines `run` (consecutive ops of `func`'s block) into a private
-/// function named after `func`, and calls it in their place.
-static void outline(func::FuncOp func, ArrayRef<Operation *> run,
-                    SymbolTable &symbols) {
+/// function named after `func`, and calls it in their place, unless it
+/// would take and return more than `maxValues` values together: LLVM lowers
+/// such a call to a block of stores and loads whose scheduling costs more
+/// than the long function did (a training step keeps every layer's
+/// activations for its backward, so a cut there hands over all of them).
+static bool outline(func::FuncOp func, ArrayRef<Operation *> run,
+                    SymbolTable &symbols, int64_t maxValues) {
   llvm::SmallPtrSet<Operation *, 32> inRun(run.begin(), run.end());
   Block &block = func.getBody().front();
   auto insideRun = [&](Operation *user) {
@@ -98,6 +102,8 @@ static void outline(func::FuncOp func, ArrayRef<Operation *> run,
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(), readAfter))
         outputs.insert(result);
+  if (static_cast<int64_t>(inputs.size() + outputs.size()) > maxValues)
+    return false;
 
   OpBuilder builder(run.front());
   Location loc = run.front()->getLoc();
@@ -145,6 +151,7 @@ static void outline(func::FuncOp func, ArrayRef<Operation *> run,
     Value(output).replaceUsesWithIf(result, isOutside);
   inner.setInsertionPointToEnd(body);
   func::ReturnOp::create(inner, loc, outputs.getArrayRef());
+  return true;
 }
 
 namespace {
@@ -157,6 +164,12 @@ struct SplitLongFunctionsPass
       getOperation().emitError()
           << "tp-split-long-functions: max-ops must not be negative, got "
           << static_cast<int64_t>(maxOps);
+      return signalPassFailure();
+    }
+    if (maxValues < 1) {
+      getOperation().emitError()
+          << "tp-split-long-functions: max-values must be positive, got "
+          << static_cast<int64_t>(maxValues);
       return signalPassFailure();
     }
     if (maxOps == 0)
@@ -181,7 +194,7 @@ struct SplitLongFunctionsPass
       if (runs.size() < 2)
         continue;
       for (ArrayRef<Operation *> run : runs)
-        outline(func, run, symbols);
+        (void)outline(func, run, symbols, maxValues);
       // Ops made again where they are read, which nobody reads here any
       // more (a view's erasure may leave what it viewed unread).
       for (bool erased = true; erased;) {

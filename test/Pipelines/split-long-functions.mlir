@@ -2,9 +2,16 @@
 // RUN: tp-opt %s --split-input-file --tp-split-long-functions=max-ops=0 | FileCheck %s --check-prefix=OFF
 // RUN: not tp-opt %s --tp-split-long-functions=max-ops=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not tp-opt %s --tp-lower-to-llvm=max-function-ops=-2 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// RUN: tp-opt %s --split-input-file --tp-split-long-functions="max-ops=3 max-values=2" | FileCheck %s --check-prefix=BOUND
+// RUN: not tp-opt %s --tp-split-long-functions=max-values=0 2>&1 | FileCheck %s --check-prefix=VALUES
 
 // NEGATIVE: error: tp-split-long-functions: max-ops must not be negative, got -1
 // PIPELINE: error: tp-split-long-functions: max-ops must not be negative, got -2
+// VALUES: error: tp-split-long-functions: max-values must be positive, got 0
+
+// With at most two values handed over, @chain's first run (x and w in, the
+// tanh out) and its second (the tanh and w in, the product out) hand over
+// three each and stay in place; only the last (%r in, %s out) is outlined.
 
 // Seven ops in runs of three: each run is a private no_inline function,
 // called in program order (the collectives' order is kept). Constants and
@@ -39,6 +46,17 @@ shard.grid @tp(shape = 2)
 // CHECK-NEXT:    %[[C1:.*]] = call @chain_part_0(%[[C0]], %[[WI]])
 // CHECK-NEXT:    %[[C2:.*]] = call @chain_part_1(%[[C1]])
 // CHECK-NEXT:    return %[[C2]]
+// BOUND-LABEL: func.func private @chain_part(
+// BOUND-SAME:      %[[R:.*]]: tensor<4x8xf32>) -> tensor<2x8xf32> attributes {no_inline}
+// BOUND-NEXT:    %[[S:.*]] = tp.reduce_scatter %[[R]]
+// BOUND-NEXT:    return %[[S]]
+// BOUND-LABEL: func.func @chain(
+// BOUND:         tp.all_gather
+// BOUND:         math.tanh
+// BOUND:         tp.matmul
+// BOUND:         %[[MUL:.*]] = arith.mulf
+// BOUND-NEXT:    %[[C:.*]] = call @chain_part(%[[MUL]])
+// BOUND-NEXT:    return %[[C]]
 // OFF-LABEL: func.func @chain(
 // OFF-NOT:   call
 // OFF:       tp.reduce_scatter

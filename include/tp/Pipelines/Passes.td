@@ -83,10 +83,19 @@ def TPSplitLongFunctions : Pass<"tp-split-long-functions", "::mlir::ModuleOp"> {
     slices, casts) belong to no run: each run that reads one makes it again,
     so no view crosses a call (bufferization would copy a returned view). Program order, and with it the order of
     collectives, is unchanged. Functions with several blocks are left alone.
+
+    A run that would take and return more than `max-values` values stays in
+    place: a training step keeps every layer's activations for its backward,
+    and a call handing over hundreds of buffers compiles slower than the
+    ops it would replace.
   }];
   let options = [
     Option<"maxOps", "max-ops", "int64_t", /*default=*/"256",
            "Most top-level ops of one function (0: split nothing)">,
+    Option<"maxValues", "max-values", "int64_t", /*default=*/"32",
+           "Most values a run may take and return together; a run that "
+           "would hand over more stays in place (LLVM spends more on such a "
+           "call than on the ops it replaces)">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }

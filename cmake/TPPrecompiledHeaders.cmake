@@ -28,7 +28,7 @@ set(TP_PRECOMPILED_MLIR_HEADERS
 # The object libraries add_mlir_library makes, and the C++ tools.
 set(TP_PRECOMPILED_TARGETS
   obj.TPUtils obj.TPDialect obj.TPTransforms obj.TPShardToTP obj.TPToRuntime
-  obj.TPPipelines obj.TPGlueToNVVM obj.TPExecution obj.TPCAPI
+  obj.TPPipelines obj.TPGlueToNVVM obj.TPExecution obj.TPCAPI obj.TPSharding
   tp-opt tp-run tp-fuzz-ir)
 set(owner "")
 foreach(target ${TP_PRECOMPILED_TARGETS})

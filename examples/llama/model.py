@@ -15,6 +15,8 @@ rotary embedding's rotate-half is a 2x2 rotation per index. Megatron's
 sharding splits the kv heads of the attention weights and the FFN width of
 the MLP; everything else is replicated.
 """
+import re
+
 import numpy as np
 
 EPS = 1e-5
@@ -102,13 +104,18 @@ class Program:
         self.args, self.results, self.ops, self.lines = [], [], [], []
         self.count = 0
         self.sharded = {}  # argument name -> split dim
+        self.named_splits = set()  # shardings raw lines refer to by name
+        self.sequence_parallel = False  # whether gathered() annotates
+        # Annotate replicated results too (a called function's results must
+        # be what its callers' annotations say).
+        self.annotate_results = False
 
     def _new(self, shape, dtype=None):
         self.count += 1
         return Value(f"%v{self.count}", shape, dtype or self.dtype)
 
-    def arg(self, name, shape, split=None):
-        v = Value(f"%{name}", shape, self.dtype)
+    def arg(self, name, shape, split=None, dtype=None):
+        v = Value(f"%{name}", shape, dtype or self.dtype)
         self.args.append((v, split))
         if split is not None:
             self.sharded[name] = split
@@ -227,6 +234,28 @@ class Program:
         self.ops.append(("reduce", (spec, kind), [x], out))
         return out
 
+    def gathered(self, x):
+        """x, which the sequence-parallel form splits on its rows (dim 0), as
+        a replicated operand: the all-gather Megatron puts before a
+        column-parallel matmul, written as an annotation for upstream's
+        partitioner (whose propagation does not find it by itself). The
+        unsplit form reads x as it is."""
+        if not self.sequence_parallel:
+            return x
+        self.count += 1
+        out = Value(f"{x.name}_g{self.count}", x.shape, x.dtype)
+        rep = self.sharding_name(None)
+        self.lines.append(f"  {out.name} = shard.shard ANNOTATED({x.name}) to {rep} "
+                          f"annotate_for_users : {tensor_type(x.shape, x.dtype)}")
+        self.ops.append(("alias", None, [x], out))
+        return out
+
+    def sharding_name(self, split):
+        """The name text() gives the sharding that splits dim `split` (None:
+        replicated), for lines written by hand."""
+        self.named_splits.add(split)
+        return "%replicated" if split is None else f"%split{split}"
+
     def result(self, value, split=None):
         self.results.append((value, split))
 
@@ -237,7 +266,9 @@ class Program:
         env = {v.name: inputs[v.name[1:]].astype(np.float64) for v, _ in self.args}
         for kind, what, ins, out in self.ops:
             vals = [env[v.name] for v in ins]
-            if kind == "einsum":
+            if kind == "alias":
+                env[out.name] = vals[0]
+            elif kind == "einsum":
                 env[out.name] = np.einsum(what, *vals)
             elif kind == "pointwise":
                 spec, fn = what
@@ -255,8 +286,9 @@ class Program:
 
     # MLIR -------------------------------------------------------------------
 
-    def text(self, name="step"):
-        head = [f"shard.grid @tp(shape = {self.ranks})"]
+    def text(self, name="step", grid=True, private=False):
+        """The function; `grid` prints the grid it is sharded on first."""
+        head = [f"shard.grid @tp(shape = {self.ranks})"] if grid else []
         # A replicated argument is the same on every rank: tp-sequence-parallel
         # may then move the glue reading it onto this rank's rows.
         args = ", ".join(f"{v.name}: {tensor_type(v.shape, v.dtype)}"
@@ -275,6 +307,8 @@ class Program:
                             ": !shard.sharding")
             return splits[split]
 
+        for split in sorted(self.named_splits, key=lambda d: -1 if d is None else d):
+            sharding(0, split)
         # Every argument is annotated, replicated unless split: upstream's
         # partitioner needs a sharding for each block argument.
         renamed = {}
@@ -291,16 +325,42 @@ class Program:
                 line = replace_name(line, old, new)
             out.append(line)
         returns = []
+        annotated_results = []
         for v, split in self.results:
-            if split is None:
-                returns.append(v.name)
+            if v.name in renamed or (split is None and not self.annotate_results):
+                # An argument returned keeps the argument's annotation.
+                returns.append(renamed.get(v.name, v.name))
                 continue
             s = sharding(len(v.shape), split)
             t = tensor_type(v.shape, v.dtype)
-            out.append(f"  {v.name}_r = shard.shard {v.name} to {s} : {t}")
-            returns.append(f"{v.name}_r")
+            # Annotated as an argument is, right after the value's op, and
+            # every later use reads the annotation.
+            end = end_of_definition(out, v.name)
+            out[end + 1:] = [replace_name(line, v.name, f"{v.name}_u") for line in out[end + 1:]]
+            out[end + 1:end + 1] = [
+                f"  {v.name}_r = shard.shard {v.name} to {s} : {t}",
+                f"  {v.name}_u = shard.shard {v.name}_r to {s} annotate_for_users : {t}"]
+            returns.append(f"{v.name}_u")
+            annotated_results.append(v)
         out.append(f"  return {', '.join(returns)} : {rets}")
-        return "\n".join(head + [f"func.func @{name}({args}) -> ({rets}) {{"] + body + out + ["}"]) + "\n"
+        # gathered() reshards the value's own annotation: an argument's, or
+        # a result's (uses after a result's annotation were renamed _u).
+        annotated = {v.name: f"{v.name}_s" for v, _ in self.args}
+        annotated.update({v.name: f"{v.name}_r" for v in annotated_results})
+        out = [re.sub(r"ANNOTATED\((%[\w]+?)(_u)?\)",
+                      lambda m: annotated.get(m.group(1), m.group(1)), line) for line in out]
+        visibility = "private " if private else ""
+        return "\n".join(head + [f"func.func {visibility}@{name}({args}) -> ({rets}) {{"]
+                         + body + out + ["}"]) + "\n"
+
+
+def end_of_definition(lines, name):
+    """The index of the last line of the op defining `name` (a linalg.generic
+    ends at its region's closing brace)."""
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"  {name} = "))
+    if not lines[start].rstrip().endswith("{"):
+        return start
+    return next(i for i in range(start + 1, len(lines)) if lines[i].startswith("  }"))
 
 
 def replace_name(line, old, new):

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The Llama step from sharding annotations to N ranks, checked against numpy.
 
-    run.py [--ranks 8] [--dtype f32|bf16] [--transport loopback|mpi]
+    run.py [--ranks 8] [--dtype f32|bf16] [--transport loopback|mpi] [--looped]
            [--layers 4 --hidden 256 ...] [--work DIR]
            [--tp-opt BIN] [--tp-run BIN] [--mlir-opt BIN]
 
-1. llama.py writes the unsharded step with `shard` annotations (step.mlir);
+1. llama.py writes the unsharded step with `shard` annotations (step.mlir),
+   layers unrolled or (--looped) as one loop over stacked weights;
 2. upstream's sharding-propagation and shard-partition make one rank's
-   program (partitioned.mlir);
+   program (partitioned.mlir): mlir-opt's, or tp-opt's for the loop, which
+   adds tp's sharding model for scf.for;
 3. tp-opt's pipeline, with sequence parallelism, fuses it; its remarks give
    the fusion counts and the reason for each collective left unfused;
 4. tp-run runs it fused and as partitioned (unfused) on the same inputs and
@@ -29,7 +31,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from llama import add_config, build_step, config_of, inputs  # noqa: E402
+from llama import LoopedStep, add_config, build_step, config_of, inputs  # noqa: E402
 
 PARTITION = ("builtin.module(func.func(sharding-propagation,sharding-propagation,"
              "shard-partition,canonicalize,cse))")
@@ -81,8 +83,8 @@ def write_inputs(folder, step, values, ranks):
 
 
 def compare_with_numpy(dumps, step, expected, ranks):
-    """(worst normalized error over the gradients, the loss as rank 0 has
-    it, numpy's loss)."""
+    """(worst normalized error over the gradients, the loss as the ranks
+    have it, numpy's loss)."""
     worst = 0.0
     for r in range(ranks):
         for j, ((v, split), full) in enumerate(zip(step.results, expected)):
@@ -91,7 +93,10 @@ def compare_with_numpy(dumps, step, expected, ranks):
             if got.shape != want.shape:
                 sys.exit(f"FAILED: rank {r} result {j}: shape {got.shape}, numpy {want.shape}")
             worst = max(worst, np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
-    loss = np.load(os.path.join(dumps, "rank0", "result0.npy")).astype(np.float64).sum()
+    # The loss by token: on every rank, or (sequence parallel) its tokens'.
+    owners = [0] if step.results[0][1] is None else range(ranks)
+    loss = sum(np.load(os.path.join(dumps, f"rank{r}", "result0.npy")).astype(np.float64).sum()
+               for r in owners)
     return worst, loss, expected[0].sum()
 
 
@@ -107,6 +112,12 @@ def main():
     parser.add_argument("--mlir-opt", default="mlir-opt-22")
     parser.add_argument("--work", help="keep the files here (default: a temporary folder)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--looped", action="store_true",
+                        help="the layers as one loop over stacked weights (scf.for), "
+                             "partitioned by tp-opt (upstream's passes with tp's loop model)")
+    parser.add_argument("--sequence-parallel", action="store_true",
+                        help="with --looped: annotate the residual stream between layers "
+                             "as split on the tokens")
     args = parser.parse_args()
     cfg = config_of(args)
     for what, size in (("--kv-heads", cfg.kv_heads), ("--ffn", cfg.ffn), ("--seq", cfg.seq)):
@@ -118,16 +129,22 @@ def main():
 
     work = args.work or tempfile.mkdtemp(prefix="llama-")
     os.makedirs(work, exist_ok=True)
-    step = build_step(cfg, args.dtype, args.ranks)
+    if args.sequence_parallel and not args.looped:
+        sys.exit("run.py: --sequence-parallel annotates the loop's carried values: add --looped")
+    step = (LoopedStep(cfg, args.dtype, args.ranks, args.sequence_parallel) if args.looped
+            else build_step(cfg, args.dtype, args.ranks))
     source, partitioned = os.path.join(work, "step.mlir"), os.path.join(work, "partitioned.mlir")
     with open(source, "w") as f:
         f.write(step.text())
-    run([args.mlir_opt, source, f"--pass-pipeline={PARTITION}", "-o", partitioned])
+    # Upstream's mlir-opt stops at a loop (no sharding model for scf.for);
+    # tp-opt runs the same passes with tp's.
+    run([args.tp_opt if args.looped else args.mlir_opt, source, f"--pass-pipeline={PARTITION}",
+         "-o", partitioned])
     remarks = run([args.tp_opt, partitioned,
                    "--tp-async-tp-pipeline=emit-remarks stats sequence-parallel",
                    "-o", os.path.join(work, "fused.mlir")])
     (gathers, scatters, contracts, unfused), reasons = fusion_table(remarks)
-    print(f"llama step: {cfg.layers} layers, hidden {cfg.hidden}, {cfg.kv_heads} kv heads x "
+    print(f"llama step{' (looped)' if args.looped else ''}: {cfg.layers} layers, hidden {cfg.hidden}, {cfg.kv_heads} kv heads x "
           f"{cfg.group}, ffn {cfg.ffn}, seq {cfg.seq}; {args.ranks} ranks ({args.transport}), "
           f"{args.dtype}")
     print(f"fused: {gathers} all-gather-matmul, {scatters} matmul-reduce-scatter, "
@@ -137,6 +154,8 @@ def main():
 
     rng = np.random.default_rng(args.seed)
     values = inputs(cfg, rng)
+    if args.looped:
+        values = step.stacked(values)
     if args.dtype == "bf16":
         values = {k: to_bf16(v) for k, v in values.items()}
     folder, dumps = os.path.join(work, "inputs"), os.path.join(work, "results")

@@ -15,6 +15,7 @@
 #include "tp/Pipelines/Pipelines.h"
 #include "tp/Runtime/ABI.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -72,6 +73,15 @@ static void addWrapper(func::FuncOp entry) {
     args.push_back(memref::LoadOp::create(b, loc, scalar, ValueRange{}));
   }
   auto call = func::CallOp::create(b, loc, entry, args);
+  // The wrapper is the entry's one caller: internal to the module, the entry
+  // loses the descriptor fields it does not read rather than take every
+  // argument's expanded descriptor (hundreds of scalars for a deep model,
+  // one block of stack stores LLVM schedules in time superlinear in its
+  // length); not inlined, it does not make the wrapper as long as itself.
+  entry->setAttr(
+      "llvm.linkage",
+      LLVM::LinkageAttr::get(entry->getContext(), LLVM::Linkage::Internal));
+  entry->setAttr("passthrough", b.getArrayAttr({b.getStringAttr("noinline")}));
   SmallVector<Value> returned;
   for (auto [result, t] : llvm::zip_equal(call.getResults(), results)) {
     Value value = result;

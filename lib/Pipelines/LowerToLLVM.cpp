@@ -211,6 +211,10 @@ void mlir::tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
   // Loops, then straight-line math and f32 arithmetic for types the host has
   // no instructions for.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // A function of many loop nests in a row (a model written out layer by
+  // layer) costs LLVM's IndVarSimplify time quadratic in their number; one
+  // function per nest costs linear time.
+  pm.addPass(mlir::tp::createTPOutlineLoopNests());
   if (options.runtimeChecks)
     pm.addPass(mlir::tp::createTPCheckIntegerDivision());
   // Math on types the host has no instructions for runs in f32: LLVM would
@@ -270,6 +274,7 @@ void mlir::tp::registerLowerToLLVMPipeline() {
   // Also on its own, to lower TOSA before tp-async-tp-pipeline.
   mlir::tp::registerTPLowerTosa();
   mlir::tp::registerTPSplitLongFunctions();
+  mlir::tp::registerTPOutlineLoopNests();
   mlir::tp::registerTPReassociateReductions();
   mlir::tp::registerTPSpecializeDynamicGrids();
   mlir::tp::registerTPCheckRunnable();

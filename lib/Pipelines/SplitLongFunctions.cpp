@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Outlined.h"
 #include "tp/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -113,8 +114,7 @@ static bool outline(func::FuncOp func, ArrayRef<Operation *> run,
   OpBuilder moduleBuilder(func);
   auto part = func::FuncOp::create(moduleBuilder, loc,
                                    func.getName().str() + "_part", type);
-  part.setPrivate();
-  part.setNoInline(true);
+  tp::markOutlined(part);
   symbols.insert(part); // Renames it when the name is taken.
   Block *body = part.addEntryBlock();
 

@@ -6,7 +6,10 @@ against depth.
   by block and as one scf.for over stacked weights;
 - the Llama training step of examples/llama (forward, loss and backward,
   8 ranks), partitioned by upstream MLIR and fused with sequence
-  parallelism, at several depths.
+  parallelism, at several depths: unrolled (mlir-opt partitions it), and
+  as one loop over stacked weights, with the residual stream replicated
+  or split on the tokens (tp-opt partitions it: upstream's passes with
+  tp's model for the loop).
 
 The time is tp-run's "compile" trace slice: lowering plus LLVM. The memory
 is the largest rank's peak of compiled-code buffers in a step (tp-run
@@ -16,6 +19,7 @@ of an older commit), alternately, so that both columns see the same machine.
 
     /usr/bin/python3 scripts/bench/compile_depth.py [--build build]
         [--before OTHER_BUILD] [--chain 10 40 160] [--layers 1 2 4 8]
+        [--looped-layers 4 20 80]
 """
 import argparse
 import json
@@ -50,6 +54,7 @@ def main():
     parser.add_argument("--before", help="another build to measure alongside")
     parser.add_argument("--chain", type=int, nargs="+", default=[10, 40, 160])
     parser.add_argument("--layers", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser.add_argument("--looped-layers", type=int, nargs="+", default=[4, 20, 80])
     parser.add_argument("--mlir-opt", default="mlir-opt-22")
     args = parser.parse_args()
     builds = ([args.before] if args.before else []) + [args.build]
@@ -72,23 +77,33 @@ def main():
                 row = [measure(r, path, 4, "tp-async-tp-pipeline", tmp) for r in runs]
                 print(f"{n:>8}  {'looped' if looped else 'unrolled':<9}  {ms(row)}")
 
-        from llama import Config, build_step
-        print(f"\nLlama step (8 ranks, unrolled): compile ms, then the largest rank's peak "
-              f"of compiled-code buffers\n{'layers':>8}  {header}  {'peak MiB':>9}  "
-              f"{'MiB/layer':>9}")
-        for layers in args.layers:
-            step = build_step(Config(layers=layers), "f32", 8)
+        from llama import Config, LoopedStep, build_step
+
+        def llama_row(label, layers, step, partitioner):
             source, partitioned = (os.path.join(tmp, "step.mlir"),
                                    os.path.join(tmp, "partitioned.mlir"))
             with open(source, "w") as f:
                 f.write(step.text())
-            subprocess.run([args.mlir_opt, source, "--pass-pipeline=builtin.module(func.func("
+            subprocess.run([partitioner, source, "--pass-pipeline=builtin.module(func.func("
                             "sharding-propagation,sharding-propagation,shard-partition,"
                             "canonicalize,cse))", "-o", partitioned], check=True)
             row = [measure(r, partitioned, 8, "tp-async-tp-pipeline{sequence-parallel}", tmp)
                    for r in runs]
             mib = row[-1][1]
-            print(f"{layers:>8}  {ms(row)}  {mib:>9.2f}  {mib / layers:>9.2f}")
+            print(f"{layers:>8}  {label:<11}  {ms(row)}  {mib:>9.2f}  {mib / layers:>9.2f}")
+
+        print(f"\nLlama step (8 ranks): compile ms, then the largest rank's peak "
+              f"of compiled-code buffers\n{'layers':>8}  {'form':<11}  {header}  "
+              f"{'peak MiB':>9}  {'MiB/layer':>9}")
+        for layers in args.layers:
+            llama_row("unrolled", layers, build_step(Config(layers=layers), "f32", 8),
+                      args.mlir_opt)
+        tp_opt = os.path.join(args.build, "bin", "tp-opt")
+        for layers in args.looped_layers:
+            for sequence_parallel in (False, True):
+                step = LoopedStep(Config(layers=layers), "f32", 8, sequence_parallel)
+                llama_row("looped, SP" if sequence_parallel else "looped", layers, step,
+                          tp_opt)
 
 
 if __name__ == "__main__":

@@ -22,13 +22,13 @@
 shard.grid @tp(shape = 2)
 
 // CHECK-LABEL: func.func private @chain_part(
-// CHECK-SAME:      %[[X:.*]]: tensor<2x8xf32>, %[[W:.*]]: tensor<8x8xf32>) -> tensor<4x8xf32> attributes {no_inline}
+// CHECK-SAME:      %[[X:.*]]: tensor<2x8xf32>, %[[W:.*]]: tensor<8x8xf32>) -> tensor<4x8xf32> attributes {llvm.linkage = #llvm.linkage<internal>, no_inline, passthrough = ["noinline"]}
 // CHECK:         %[[G:.*]] = tp.all_gather %[[X]] on @tp axes = [0] dim = 0
 // CHECK:         %[[M:.*]] = tp.matmul %[[G]], %[[W]]
 // CHECK:         %[[T:.*]] = math.tanh %[[M]]
 // CHECK:         return %[[T]] : tensor<4x8xf32>
 // CHECK-LABEL: func.func private @chain_part_0(
-// CHECK-SAME:      %[[T0:.*]]: tensor<4x8xf32>, %[[W0:.*]]: tensor<8x8xf32>) -> tensor<4x8xf32> attributes {no_inline}
+// CHECK-SAME:      %[[T0:.*]]: tensor<4x8xf32>, %[[W0:.*]]: tensor<8x8xf32>) -> tensor<4x8xf32> attributes {llvm.linkage = #llvm.linkage<internal>, no_inline, passthrough = ["noinline"]}
 // CHECK:         %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<4x8xf32>
 // CHECK:         %[[V:.*]] = tensor.collapse_shape %[[T0]] {{\[}}[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
 // CHECK:         %[[E:.*]] = tensor.expand_shape %[[V]] {{\[}}[0, 1]] output_shape [4, 8] : tensor<32xf32> into tensor<4x8xf32>
@@ -37,7 +37,7 @@ shard.grid @tp(shape = 2)
 // CHECK:         %[[R:.*]] = arith.mulf %[[N]], %[[ONE]]
 // CHECK:         return %[[R]] : tensor<4x8xf32>
 // CHECK-LABEL: func.func private @chain_part_1(
-// CHECK-SAME:      %[[R1:.*]]: tensor<4x8xf32>) -> tensor<2x8xf32> attributes {no_inline}
+// CHECK-SAME:      %[[R1:.*]]: tensor<4x8xf32>) -> tensor<2x8xf32> attributes {llvm.linkage = #llvm.linkage<internal>, no_inline, passthrough = ["noinline"]}
 // CHECK:         %[[S:.*]] = tp.reduce_scatter %[[R1]] on @tp axes = [0] dim = 0 reduce = sum
 // CHECK:         return %[[S]]
 // CHECK-LABEL: func.func @chain(
@@ -47,7 +47,7 @@ shard.grid @tp(shape = 2)
 // CHECK-NEXT:    %[[C2:.*]] = call @chain_part_1(%[[C1]])
 // CHECK-NEXT:    return %[[C2]]
 // BOUND-LABEL: func.func private @chain_part(
-// BOUND-SAME:      %[[R:.*]]: tensor<4x8xf32>) -> tensor<2x8xf32> attributes {no_inline}
+// BOUND-SAME:      %[[R:.*]]: tensor<4x8xf32>) -> tensor<2x8xf32> attributes {llvm.linkage = #llvm.linkage<internal>, no_inline, passthrough = ["noinline"]}
 // BOUND-NEXT:    %[[S:.*]] = tp.reduce_scatter %[[R]]
 // BOUND-NEXT:    return %[[S]]
 // BOUND-LABEL: func.func @chain(

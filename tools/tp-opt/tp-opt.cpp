@@ -2,7 +2,9 @@
 //
 // An explicit registry: the tp dialect, the upstream dialects users bring
 // (func, arith, math, tensor, linalg, scf, shard, tosa), standard passes and
-// ours (tp-lower-tosa among them), and the GPU and NVVM dialects with the
+// ours (tp-lower-tosa among them), upstream's sharding-propagation and
+// shard-partition with the sharding models they need (tp's for loops over
+// layers among them), and the GPU and NVVM dialects with the
 // NVPTX target for tp-lower-glue-to-nvvm, and the analyses' test passes
 // (test/lib). Nothing else, so the tool stays
 // small and quick to link.
@@ -20,6 +22,7 @@
 #include "tp/Dialect/TP/Transforms/CostModel.h"
 #include "tp/Pipelines/GlueToNVVM.h"
 #include "tp/Pipelines/Pipelines.h"
+#include "tp/Sharding/Sharding.h"
 #include "tp/Support/Nesting.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -41,6 +44,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::tp::registerTPDialects(registry);
   mlir::tp::registerTPPassesAndPipelines();
+  // Upstream's sharding flow, with tp's model for loops over layers.
+  mlir::tp::registerShardingModels(registry);
+  mlir::tp::registerShardingPasses();
   // Glue as GPU kernels (PTX), which only tp-opt carries.
   mlir::tp::registerGlueToNVVMDialects(registry);
   mlir::tp::registerGlueToNVVMPipeline();

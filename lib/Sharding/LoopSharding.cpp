@@ -380,6 +380,7 @@ struct LayerLoopShardingModel
     auto newLoop = scf::ForOp::create(
         builder, loop.getLoc(), partitionedOperands[0], partitionedOperands[1],
         partitionedOperands[2], inits);
+    newLoop.setUnsignedCmp(loop.getUnsignedCmp());
     Block *newBody = newLoop.getBody();
     // The builder gives an empty body a yield only without carried values.
     if (!newBody->empty())

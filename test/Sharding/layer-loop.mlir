@@ -345,3 +345,31 @@ func.func @halo(%x: tensor<4x8xf32>, %ws: tensor<3x8x8xf32>) -> tensor<4x8xf32> 
   %r0 = shard.shard %r to %rep : tensor<4x8xf32>
   return %r0 : tensor<4x8xf32>
 }
+
+// -----
+
+// The partitioned loop compares its bounds as the original did.
+// CHECK-LABEL: func.func @unsigned_bounds
+// CHECK: scf.for unsigned
+shard.grid @grid(shape = 2)
+func.func @unsigned_bounds(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %rep = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %x0 = shard.shard %x to %rep : tensor<4x8xf32>
+  %x1 = shard.shard %x0 to %rep annotate_for_users : tensor<4x8xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for unsigned %i = %c0 to %c3 step %c1 iter_args(%a = %x1) -> (tensor<4x8xf32>) {
+    %y = func.call @layer(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %y0 = shard.shard %y to %rep : tensor<4x8xf32>
+    scf.yield %y0 : tensor<4x8xf32>
+  }
+  %r0 = shard.shard %r to %rep : tensor<4x8xf32>
+  return %r0 : tensor<4x8xf32>
+}
+func.func private @layer(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %rep = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %x0 = shard.shard %x to %rep : tensor<4x8xf32>
+  %x1 = shard.shard %x0 to %rep annotate_for_users : tensor<4x8xf32>
+  return %x1 : tensor<4x8xf32>
+}

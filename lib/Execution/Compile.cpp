@@ -1,6 +1,6 @@
 //===- Compile.cpp - lower a per-rank program and JIT it ------------------===//
 //
-// The entry gets a wrapper whose arguments and results are all unranked
+// The entry is given arguments and results that are all unranked
 // (scalars as rank-0 tensors), so one calling convention serves every
 // signature: the driver passes (context, rank and descriptor per argument)
 // and reads back a {rank, descriptor} pair per result.
@@ -34,7 +34,7 @@
 using namespace mlir;
 using namespace mlir::tp;
 
-const char *const exec::kWrapperName = "__tp_entry";
+const char *const exec::kExposedEntryName = "__tp_entry";
 
 /// memref<*xT> for a memref of T or a scalar T.
 static Type unrankedOf(Type type) {
@@ -43,57 +43,62 @@ static Type unrankedOf(Type type) {
   return UnrankedMemRefType::get(type, 0);
 }
 
-/// Adds `__tp_entry` next to the bufferized `entry`: (context, unranked
-/// buffers) -> unranked buffers, scalars as rank-0 buffers. Arguments are
-/// the caller's buffers, cast without a copy (the driver checks their shapes;
-/// the entry never writes them), results are the entry's own.
-static void addWrapper(func::FuncOp entry) {
+/// Makes the bufferized `entry` `__tp_entry`: (context, unranked buffers)
+/// -> unranked buffers, scalars as rank-0 buffers. Arguments are the
+/// caller's buffers, cast without a copy (the driver checks their shapes; the
+/// entry never writes them), results are the entry's own. The casts go into
+/// the entry itself rather than into a wrapper that calls it: such a call
+/// passes every argument's expanded descriptor and returns every result's
+/// (over a thousand scalars for a deep training step), one block of stack
+/// traffic that LLVM's schedulers take superlinear time over. An entry the
+/// program also calls keeps its name and body for those calls, and the
+/// exposed function is a copy.
+static void exposeEntry(func::FuncOp entry) {
+  auto module = entry->getParentOfType<ModuleOp>();
+  if (!SymbolTable::symbolKnownUseEmpty(entry, module)) {
+    auto copy = entry.clone();
+    module.insert(std::next(Block::iterator(entry)), copy);
+    entry = copy;
+  }
+  entry.setName(exec::kExposedEntryName);
+  entry.setPublic();
+  // The driver calls the packed form of __tp_entry, never the C interface.
+  entry->removeAttr("llvm.emit_c_interface");
   OpBuilder b(entry->getContext());
-  b.setInsertionPointAfter(entry);
   Location loc = entry.getLoc();
-  FunctionType type = entry.getFunctionType();
+  Block &body = entry.front();
+  b.setInsertionPointToStart(&body);
   // Argument 0 is the rank context.
-  SmallVector<Type> inputs = {type.getInput(0)}, results;
-  for (Type t : type.getInputs().drop_front())
-    inputs.push_back(unrankedOf(t));
-  for (Type t : type.getResults())
-    results.push_back(unrankedOf(t));
-  auto wrapper = func::FuncOp::create(b, loc, exec::kWrapperName,
-                                      b.getFunctionType(inputs, results));
-  Block *body = wrapper.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  SmallVector<Value> args = {body->getArgument(0)};
-  for (auto [arg, t] : llvm::zip_equal(body->getArguments().drop_front(),
-                                       type.getInputs().drop_front())) {
-    if (isa<MemRefType>(t)) {
-      args.push_back(memref::CastOp::create(b, loc, t, arg));
+  for (BlockArgument arg : body.getArguments().drop_front()) {
+    Type type = arg.getType();
+    arg.setType(unrankedOf(type));
+    if (isa<MemRefType>(type)) {
+      auto cast = memref::CastOp::create(b, loc, type, arg);
+      arg.replaceAllUsesExcept(cast, cast);
       continue;
     }
-    Value scalar = memref::CastOp::create(b, loc, MemRefType::get({}, t), arg);
-    args.push_back(memref::LoadOp::create(b, loc, scalar, ValueRange{}));
+    auto cast = memref::CastOp::create(b, loc, MemRefType::get({}, type), arg);
+    Value scalar = memref::LoadOp::create(b, loc, cast, ValueRange{});
+    arg.replaceAllUsesExcept(scalar, cast);
   }
-  auto call = func::CallOp::create(b, loc, entry, args);
-  // The wrapper is the entry's one caller: internal to the module, the entry
-  // loses the descriptor fields it does not read rather than take every
-  // argument's expanded descriptor (hundreds of scalars for a deep model,
-  // one block of stack stores LLVM schedules in time superlinear in its
-  // length); not inlined, it does not make the wrapper as long as itself.
-  entry->setAttr(
-      "llvm.linkage",
-      LLVM::LinkageAttr::get(entry->getContext(), LLVM::Linkage::Internal));
-  entry->setAttr("passthrough", b.getArrayAttr({b.getStringAttr("noinline")}));
-  SmallVector<Value> returned;
-  for (auto [result, t] : llvm::zip_equal(call.getResults(), results)) {
-    Value value = result;
-    if (!isa<MemRefType>(value.getType())) {
-      Value buffer =
-          memref::AllocOp::create(b, loc, MemRefType::get({}, value.getType()));
-      memref::StoreOp::create(b, loc, value, buffer, ValueRange{});
-      value = buffer;
+  entry.walk([&](func::ReturnOp ret) {
+    b.setInsertionPoint(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value value = operand.get();
+      if (!isa<MemRefType>(value.getType())) {
+        Value buffer = memref::AllocOp::create(
+            b, loc, MemRefType::get({}, value.getType()));
+        memref::StoreOp::create(b, loc, value, buffer, ValueRange{});
+        value = buffer;
+      }
+      operand.set(memref::CastOp::create(
+          b, loc, unrankedOf(operand.get().getType()), value));
     }
-    returned.push_back(memref::CastOp::create(b, loc, t, value));
-  }
-  func::ReturnOp::create(b, loc, returned);
+  });
+  SmallVector<Type> results;
+  for (Type t : entry.getFunctionType().getResults())
+    results.push_back(unrankedOf(t));
+  entry.setType(b.getFunctionType(body.getArgumentTypes(), results));
 }
 
 /// Runs `build`'s passes on `module`; the errors they report become the
@@ -226,7 +231,7 @@ static rt::Status jit(ModuleOp module, const GlueLowering *glue,
     return symbols;
   });
   impl.engine->initialize();
-  auto function = impl.engine->lookupPacked(exec::kWrapperName);
+  auto function = impl.engine->lookupPacked(exec::kExposedEntryName);
   if (!function)
     return rt::Status::error("cannot find the compiled @" + impl.entryName +
                              ": " + llvm::toString(function.takeError()));
@@ -260,9 +265,9 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
   registerTPDialects(lowering);
   context->appendDialectRegistry(lowering);
   OwningOpRef<ModuleOp> module = original.clone();
-  if (module->lookupSymbol(exec::kWrapperName))
+  if (module->lookupSymbol(exec::kExposedEntryName))
     return rt::Status::error("the program defines @" +
-                             std::string(exec::kWrapperName) +
+                             std::string(exec::kExposedEntryName) +
                              ", a name tp-run reserves");
   // Only what the entry reaches is compiled: other functions of the file may
   // be meant for other runs (other rank counts, other entries).
@@ -288,19 +293,20 @@ rt::Status CompiledProgram::compile(func::FuncOp entry,
     // even when --entry names a private function.
     copiedEntry.setPublic();
     TP_RETURN_IF_ERROR(runPasses(*module, glue->bufferize, what));
-    // After the buffers are shared: the wrapper hands the entry host memory
+    // After the buffers are shared: the driver hands the entry host memory
     // and takes back the host copies of its results.
-    addWrapper(copiedEntry);
+    exposeEntry(copiedEntry);
     TP_RETURN_IF_ERROR(runPasses(*module, glue->lower, what));
   } else {
     LowerToLLVMOptions pipeline;
     pipeline.runtimeChecks = options.runtimeChecks;
     pipeline.maxFunctionOps = options.maxFunctionOps;
+    pipeline.unoptimizedStraightOps = options.unoptimizedStraightOps;
     TP_RETURN_IF_ERROR(runPasses(
         *module,
         [&](OpPassManager &pm) { buildBufferizePipeline(pm, pipeline); },
         what));
-    addWrapper(copiedEntry);
+    exposeEntry(copiedEntry);
     TP_RETURN_IF_ERROR(runPasses(
         *module,
         [&](OpPassManager &pm) { buildBuffersToLLVMPipeline(pm, pipeline); },

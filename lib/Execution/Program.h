@@ -11,7 +11,7 @@ namespace mlir::tp {
 
 struct CompiledProgram::Impl {
   std::unique_ptr<ExecutionEngine> engine;
-  /// The packed wrapper of exec::kWrapperName.
+  /// The packed wrapper of exec::kExposedEntryName.
   void (*function)(void **) = nullptr;
   std::string entryName;
   /// Whether a signal in the compiled code is reported and ends the process.
@@ -24,8 +24,9 @@ struct CompiledProgram::Impl {
 };
 
 namespace exec {
-/// The all-unranked wrapper the driver calls.
-extern const char *const kWrapperName;
+/// The name the entry takes once its arguments and results are all
+/// unranked, as the driver calls it.
+extern const char *const kExposedEntryName;
 /// How MLIR prints `type`.
 std::string typeText(Type type);
 } // namespace exec

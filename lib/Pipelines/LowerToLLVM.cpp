@@ -256,6 +256,11 @@ void mlir::tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(mlir::tp::createTPFinalizeRuntimeLowering());
+  // The step's call sequence, once its loops are outlined: LLVM's
+  // schedulers would take superlinear time over its long blocks.
+  mlir::tp::TPUnoptimizedStraightCodeOptions straight;
+  straight.minOps = options.unoptimizedStraightOps;
+  pm.addPass(mlir::tp::createTPUnoptimizedStraightCode(straight));
 }
 
 void mlir::tp::registerLowerToLLVMPipeline() {
@@ -275,6 +280,7 @@ void mlir::tp::registerLowerToLLVMPipeline() {
   mlir::tp::registerTPLowerTosa();
   mlir::tp::registerTPSplitLongFunctions();
   mlir::tp::registerTPOutlineLoopNests();
+  mlir::tp::registerTPUnoptimizedStraightCode();
   mlir::tp::registerTPReassociateReductions();
   mlir::tp::registerTPSpecializeDynamicGrids();
   mlir::tp::registerTPCheckRunnable();

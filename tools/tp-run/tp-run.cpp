@@ -7,6 +7,7 @@
 //          [--timeout-ms T] [--tolerance X] [--steps N]
 //          [--glue cpu|gpu] [--gpu-chip SM] [--cuda-graph]
 //          [--no-runtime-checks] [--max-function-ops N]
+//          [--unoptimized-straight-ops N]
 //
 // (`tp-run --help` describes each.) Values are read, dumped, printed and
 // compared by lib/Execution (Values.h), which the C API shares.
@@ -148,6 +149,13 @@ static cl::opt<int64_t> maxFunctionOps(
              "functions of at most that many, which keeps compile time "
              "linear in the program's length (0: as written)"),
     cl::init(256));
+static cl::opt<int64_t> unoptimizedStraightOps(
+    cl::cat(runOptions), "unoptimized-straight-ops",
+    cl::desc("Let LLVM compile a loop-free function of this many LLVM "
+             "dialect ops or more (a deep model's step: runtime calls and "
+             "buffer bookkeeping) without optimizations, in time linear in "
+             "its length (0: optimize every function)"),
+    cl::init(4096));
 static cl::opt<double> tolerance(
     cl::cat(runOptions), "tolerance",
     cl::desc("Largest |a - b| / max|b| accepted per result (default: by "
@@ -264,6 +272,9 @@ static bool checkOptions() {
   if (dimSize < 0)
     return refuse("--dim-size must not be negative, got " +
                   llvm::Twine(dimSize.getValue()));
+  if (unoptimizedStraightOps < 0)
+    return refuse("--unoptimized-straight-ops must not be negative, got " +
+                  llvm::Twine(unoptimizedStraightOps.getValue()));
   if (maxFunctionOps < 0)
     return refuse("--max-function-ops must not be negative, got " +
                   llvm::Twine(maxFunctionOps.getValue()));
@@ -492,6 +503,7 @@ static int makeOptions(rt::ProcessGroup *group, rt::TraceRecorder *trace,
   options.trace = trace;
   options.runtimeChecks = !noRuntimeChecks;
   options.maxFunctionOps = maxFunctionOps;
+  options.unoptimizedStraightOps = unoptimizedStraightOps;
   options.reportCrashes = true;
   options.steps = steps;
   if (glueTarget == "gpu")

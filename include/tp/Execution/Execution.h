@@ -41,10 +41,10 @@ namespace mlir::tp {
 std::optional<rt::DType> toDType(Type type);
 
 /// A lowering of the glue for other than the host CPU (tp-run --glue gpu):
-/// the passes before and after the driver adds the entry's wrapper, the
-/// dialects and translations they produce, and the entry points their code
-/// calls beyond the runtime's. A tool that links those libraries provides
-/// it, so this library does not.
+/// the passes before and after the driver gives the entry its calling
+/// convention, the dialects and translations they produce, and the entry
+/// points their code calls beyond the runtime's. A tool that links those
+/// libraries provides it, so this library does not.
 struct GlueLowering {
   std::string name;
   std::function<void(OpPassManager &)> bufferize, lower;
@@ -64,6 +64,9 @@ struct ExecutionOptions {
   /// Longer functions are compiled as functions of at most this many
   /// top-level ops (tp-split-long-functions; 0: as written).
   int64_t maxFunctionOps = 256;
+  /// Loop-free functions of this many LLVM dialect ops or more are compiled
+  /// without LLVM's optimizations (tp-unoptimized-straight-code; 0: never).
+  int64_t unoptimizedStraightOps = 4096;
   /// A rank that dies from a signal (a failed runtime check's abort, an
   /// integer division by zero) prints its rank and entry and ends the
   /// process with status 1. For tools; embedders keep their own handlers.

@@ -63,8 +63,8 @@ void buildGlueToNVVMPipeline(OpPassManager &pm,
                              const GlueToNVVMOptions &options);
 
 /// The first half: the options checked, the program bufferized (tp ops as
-/// runtime calls) and its buffers made host-shared. A driver may add host
-/// functions of its own (a calling-convention wrapper) after it.
+/// runtime calls) and its buffers made host-shared. A driver may change the
+/// host functions (give the entry its calling convention) after it.
 void buildGlueBufferizePipeline(OpPassManager &pm,
                                 const GlueToNVVMOptions &options);
 

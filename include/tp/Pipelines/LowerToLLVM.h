@@ -42,6 +42,12 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
                      "functions of at most this many ops "
                      "(tp-split-long-functions; 0: never)"),
       llvm::cl::init(256)};
+  Option<int64_t> unoptimizedStraightOps{
+      *this, "unoptimized-straight-ops",
+      llvm::cl::desc("Let LLVM compile a loop-free function of this many "
+                     "LLVM dialect ops or more without optimizations "
+                     "(tp-unoptimized-straight-code; 0: never)"),
+      llvm::cl::init(4096)};
 };
 
 /// Appends the lowering to `pm` (a module pass manager): the two halves

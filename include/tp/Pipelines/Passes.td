@@ -130,6 +130,33 @@ def TPOutlineLoopNests : Pass<"tp-outline-loop-nests", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
+def TPUnoptimizedStraightCode
+    : Pass<"tp-unoptimized-straight-code", "::mlir::ModuleOp"> {
+  let summary = "Compile long loop-free LLVM functions without LLVM's "
+                "optimizations, in time linear in their length";
+  let description = [{
+    A training step written out layer by layer is, once its loop nests are
+    outlined (`tp-outline-loop-nests`), one function of tens of thousands of
+    instructions in a handful of blocks: runtime calls, allocations and
+    memref descriptor bookkeeping. LLVM's instruction selection and its
+    schedulers (the post-register-allocation one above all) take time
+    superlinear in a block's length, so such a function cost more per layer
+    the deeper the model. Optimizing it buys nothing at run time: it has no
+    loop, and each of its instructions runs once per call.
+
+    Each `llvm.func` with a body of at least `min-ops` operations and no
+    cycle in its control flow is marked `optimize_none` and `no_inline` (LLVM's `optnone`, `noinline`):
+    LLVM compiles it with fast instruction selection and without its
+    optimization passes. Functions with loops keep the full pipeline.
+  }];
+  let options = [
+    Option<"minOps", "min-ops", "int64_t", /*default=*/"4096",
+           "Fewest operations that leave a loop-free function unoptimized "
+           "(0: none is)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TPReassociateReductions
     : Pass<"tp-reassociate-reductions", "::mlir::ModuleOp"> {
   let summary = "Let LLVM vectorize floating-point reductions";

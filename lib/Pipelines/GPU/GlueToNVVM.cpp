@@ -197,6 +197,8 @@ void mlir::tp::buildGlueKernelsPipeline(OpPassManager &pm,
   buildKernelsToNVVM(pm, options);
   // What LLVM IR translation does not know (grid declarations, markers).
   pm.addPass(mlir::tp::createTPFinalizeRuntimeLowering());
+  // The host code is a sequence of kernel launches and runtime calls.
+  pm.addPass(mlir::tp::createTPUnoptimizedStraightCode());
 }
 
 void mlir::tp::registerGlueToNVVMPipeline() {

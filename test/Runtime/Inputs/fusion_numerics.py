@@ -687,6 +687,20 @@ func.func @main(%x: {x}, %a: {a}) -> {dw} {{
 }}"""
 
 
+def agc_shared_transpose(g, dt):
+    """all_gather(x)^T . dq and all_gather(x)^T . dk: two weight gradients
+    read one transpose of the gathered value (as CSE leaves them)."""
+    x, gx, dq, dk = t([R, K], dt), t([R * g, K], dt), t([R * g, N], dt), t([R * g, F], dt)
+    gt, wq, wk = t([K, R * g], dt), t([K, N], dt), t([K, F], dt)
+    return f"""
+func.func @main(%x: {x}, %dq: {dq}, %dk: {dk}) -> ({wq}, {wk}) {{
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : {x} -> {gx}
+{_transpose("gt", "g", [K, R * g], dt)}  %wq = tp.matmul %gt, %dq : {gt}, {dq} -> {wq}
+  %wk = tp.matmul %gt, %dk : {gt}, {dk} -> {wk}
+  return %wq, %wk : {wq}, {wk}
+}}"""
+
+
 def agc_ksplit_b(g, dt):
     """a . all_gather(w, K)^T with B given as [N, K]."""
     x, gx, a, y = t([N, 8], dt), t([N, 8 * g], dt), t([R, 8 * g], dt), t([R, N], dt)
@@ -735,6 +749,7 @@ PATTERNS = {
     "sc_ag_reshape_reciprocal": sc_ag_reshape_reciprocal, "rs_tensor_reshape": rs_tensor_reshape, "rs_addend": rs_addend, "rs_unreduced": rs_unreduced, "rs_bmm": rs_bmm,
     "linear_mlp": linear_mlp,
     "agc_wgrad": agc_wgrad, "agc_transposed_a": agc_transposed_a,
+    "agc_shared_transpose": agc_shared_transpose,
     "agc_ksplit_b": agc_ksplit_b, "agc_seq3d": agc_seq3d, "agc_seqfirst": agc_seqfirst,
 }
 PATTERNS.update({"a2a_rows": a2a_rows, "a2a_seq3d": a2a_seq3d, "a2a_kdim": a2a_kdim,

@@ -42,30 +42,49 @@ enum class Match { NotACandidate, Missed, Matched };
 
 } // namespace
 
-/// A 2-D linalg.transpose on tensors whose only user is a tp.matmul.
-static linalg::TransposeOp matrixTransposeIntoMatmul(Operation *op) {
+/// A 2-D linalg.transpose on tensors whose users are all tp.matmuls (CSE
+/// leaves one transpose for the weight gradients that share an operand).
+static linalg::TransposeOp matrixTransposeIntoMatmuls(Operation *op) {
   auto transpose = dyn_cast_or_null<linalg::TransposeOp>(op);
   if (!transpose || !transpose.hasPureTensorSemantics() ||
       transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
     return {};
   Value result = transpose->getResult(0);
-  if (!result.hasOneUse() || !isa<MatmulOp>(*result.user_begin()))
+  if (result.use_empty() ||
+      !llvm::all_of(result.getUsers(),
+                    [](Operation *user) { return isa<MatmulOp>(user); }))
     return {};
   return transpose;
 }
 
+/// Calls `read` with each operand of a matmul through which `use` reads the
+/// gathered value: `use` itself, or each use of a transpose of it that
+/// feeds matmuls only.
+static void forEachMatmulRead(OpOperand &use,
+                              function_ref<void(OpOperand &)> read) {
+  if (linalg::TransposeOp transpose =
+          matrixTransposeIntoMatmuls(use.getOwner())) {
+    for (OpOperand &transposed : transpose->getResult(0).getUses())
+      read(transposed);
+    return;
+  }
+  read(use);
+}
+
+/// Whether `matmulUse`, reached from `use` (see forEachMatmulRead),
+/// contracts the gathered value over the gathered dim.
 static Match matchContractUse(AllGatherOp ag, OpOperand &use,
+                              OpOperand &matmulUse,
                               tensor::CollapseShapeOp collapse, ContractUse &c,
                               std::string &why) {
   c.user = use.getOwner();
   c.collapse = collapse;
-  OpOperand *matmulUse = &use;
-  if ((c.xTranspose = matrixTransposeIntoMatmul(c.user)))
-    matmulUse = &*c.xTranspose->getResult(0).getUses().begin();
-  c.matmul = dyn_cast<MatmulOp>(matmulUse->getOwner());
+  if (&matmulUse != &use)
+    c.xTranspose = cast<linalg::TransposeOp>(c.user);
+  c.matmul = dyn_cast<MatmulOp>(matmulUse.getOwner());
   if (!c.matmul)
     return Match::NotACandidate;
-  c.gatheredLhs = matmulUse->getOperandNumber() == 0;
+  c.gatheredLhs = matmulUse.getOperandNumber() == 0;
   // The gathered value as A, untransposed, is all_gather_matmul's form.
   if (c.gatheredLhs && !c.xTranspose)
     return Match::NotACandidate;
@@ -80,8 +99,7 @@ static Match matchContractUse(AllGatherOp ag, OpOperand &use,
   }
   // Each side's transpose flag, with a linalg.transpose folded in.
   Value other = c.matmul->getOperand(c.gatheredLhs ? 1 : 0);
-  if ((c.otherTranspose =
-           matrixTransposeIntoMatmul(other.getDefiningOp())))
+  if ((c.otherTranspose = matrixTransposeIntoMatmuls(other.getDefiningOp())))
     other = c.otherTranspose.getInput();
   c.other = other;
   if (other == ag.getResult() || (collapse && other == collapse.getResult())) {
@@ -181,17 +199,19 @@ ContractFusion mlir::tp::fuseAllGatherContract(RewriterBase &rewriter,
   ContractFusion result;
   SmallVector<ContractUse> candidates;
   auto tryUse = [&](OpOperand &use, tensor::CollapseShapeOp collapse) {
-    ContractUse c;
-    std::string why;
-    switch (matchContractUse(ag, use, collapse, c, why)) {
-    case Match::NotACandidate:
-      return;
-    case Match::Missed:
-      result.whyNot[use.getOwner()] = why;
-      return;
-    case Match::Matched:
-      candidates.push_back(c);
-    }
+    forEachMatmulRead(use, [&](OpOperand &matmulUse) {
+      ContractUse c;
+      std::string why;
+      switch (matchContractUse(ag, use, matmulUse, collapse, c, why)) {
+      case Match::NotACandidate:
+        return;
+      case Match::Missed:
+        result.whyNot[use.getOwner()] = why;
+        return;
+      case Match::Matched:
+        candidates.push_back(c);
+      }
+    });
   };
   for (OpOperand &use : ag->getUses()) {
     auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());
@@ -231,10 +251,18 @@ ContractFusion mlir::tp::fuseAllGatherContract(RewriterBase &rewriter,
                               "consumers'";
   }
 
-  // Uses the fused op does not absorb keep reading the gathered value.
-  SmallPtrSet<Operation *, 8> absorbed;
+  // Uses the fused op does not absorb keep reading the gathered value; a
+  // shared transpose is absorbed when all the matmuls it feeds are.
+  llvm::DenseMap<Operation *, unsigned> readsInGroup;
   for (const ContractUse &c : group)
-    absorbed.insert(c.user);
+    ++readsInGroup[c.user];
+  SmallPtrSet<Operation *, 8> absorbed;
+  for (auto [user, reads] : readsInGroup) {
+    auto transpose = dyn_cast<linalg::TransposeOp>(user);
+    if (!transpose || reads == static_cast<unsigned>(llvm::range_size(
+                                   transpose->getResult(0).getUses())))
+      absorbed.insert(user);
+  }
   SmallVector<Operation *> keptUsers;
   for (Operation *user : ag->getUsers()) {
     bool viaAbsorbedCollapse =
@@ -293,8 +321,8 @@ ContractFusion mlir::tp::fuseAllGatherContract(RewriterBase &rewriter,
   if (returnGathered)
     rewriter.replaceAllUsesWith(ag.getResult(), fused.getGathered());
   rewriter.eraseOp(ag);
-  for (const ContractUse &c : group)
-    result.whyNot.erase(c.user);
+  for (Operation *user : absorbed)
+    result.whyNot.erase(user);
   result.absorbed.insert(absorbed.begin(), absorbed.end());
   result.fused = fused;
   return result;
@@ -306,10 +334,13 @@ static void forEachContraction(
     AllGatherOp ag, function_ref<void(OpOperand &, const ContractUse &)> matched) {
   auto tryUse = [&](OpOperand &use, OpOperand &inner,
                     tensor::CollapseShapeOp collapse) {
-    ContractUse c;
-    std::string why;
-    if (matchContractUse(ag, inner, collapse, c, why) == Match::Matched)
-      matched(use, c);
+    forEachMatmulRead(inner, [&](OpOperand &matmulUse) {
+      ContractUse c;
+      std::string why;
+      if (matchContractUse(ag, inner, matmulUse, collapse, c, why) ==
+          Match::Matched)
+        matched(use, c);
+    });
   };
   for (OpOperand &use : ag->getUses()) {
     auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner());

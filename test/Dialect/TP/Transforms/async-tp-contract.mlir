@@ -42,6 +42,52 @@ func.func @gathered_as_transposed_a(%x: tensor<16x32xbf16>, %dy: tensor<64x24xbf
 
 // -----
 
+// Two weight gradients read one transpose of the gathered value, as CSE
+// leaves them: one fused op computes both, and the transpose goes.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @shared_transpose
+// CHECK-SAME:    (%[[X:.*]]: tensor<16x32xf32>, %[[DQ:.*]]: tensor<64x24xf32>, %[[DK:.*]]: tensor<64x8xf32>)
+func.func @shared_transpose(%x: tensor<16x32xf32>, %dq: tensor<64x24xf32>, %dk: tensor<64x8xf32>) -> (tensor<32x24xf32>, tensor<32x8xf32>) {
+  // CHECK:      %[[DW:.*]]:2 = tp.all_gather_contract %[[X]], [%[[DQ]], %[[DK]]] on @tp axes = [0] dim = 0 gathered_lhs transpose_a : (tensor<16x32xf32>, tensor<64x24xf32>, tensor<64x8xf32>) -> (tensor<32x24xf32>, tensor<32x8xf32>)
+  // CHECK-NOT:  linalg.transpose
+  // CHECK-NOT:  tp.matmul
+  // CHECK:      return %[[DW]]#0, %[[DW]]#1
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<16x32xf32> -> tensor<64x32xf32>
+  %e = tensor.empty() : tensor<32x64xf32>
+  %t = linalg.transpose ins(%g : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) permutation = [1, 0]
+  %wq = tp.matmul %t, %dq : tensor<32x64xf32>, tensor<64x24xf32> -> tensor<32x24xf32>
+  %wk = tp.matmul %t, %dk : tensor<32x64xf32>, tensor<64x8xf32> -> tensor<32x8xf32>
+  return %wq, %wk : tensor<32x24xf32>, tensor<32x8xf32>
+}
+
+// -----
+
+// Negative: a shared transpose also feeds a matmul that contracts the free
+// dim. The weight gradient fuses; the transpose stays, on the gathered value
+// the fused op returns, for the other matmul.
+
+shard.grid @tp(shape = 4)
+
+// CHECK-LABEL: func.func @shared_transpose_partly
+// CHECK-SAME:    (%[[X:.*]]: tensor<16x32xf32>, %[[DQ:.*]]: tensor<64x24xf32>, %[[A:.*]]: tensor<24x32xf32>)
+func.func @shared_transpose_partly(%x: tensor<16x32xf32>, %dq: tensor<64x24xf32>, %a: tensor<24x32xf32>) -> (tensor<32x24xf32>, tensor<24x64xf32>) {
+  // CHECK:      %[[R:.*]]:2 = tp.all_gather_contract %[[X]], [%[[DQ]]] on @tp axes = [0] dim = 0 gathered_lhs transpose_a return_gathered
+  // CHECK:      %[[T:.*]] = linalg.transpose ins(%[[R]]#0
+  // CHECK:      %[[Y:.*]] = tp.matmul %[[A]], %[[T]]
+  // CHECK:      return %[[R]]#1, %[[Y]]
+  // expected-remark @+1 {{all-gather fused without one of its uses: the all-gather is along the free (N) dim of the matmul's B, not its contraction dim}}
+  %g = tp.all_gather %x on @tp axes = [0] dim = 0 : tensor<16x32xf32> -> tensor<64x32xf32>
+  %e = tensor.empty() : tensor<32x64xf32>
+  %t = linalg.transpose ins(%g : tensor<64x32xf32>) outs(%e : tensor<32x64xf32>) permutation = [1, 0]
+  %wq = tp.matmul %t, %dq : tensor<32x64xf32>, tensor<64x24xf32> -> tensor<32x24xf32>
+  %y = tp.matmul %a, %t : tensor<24x32xf32>, tensor<32x64xf32> -> tensor<24x64xf32>
+  return %wq, %y : tensor<32x24xf32>, tensor<24x64xf32>
+}
+
+// -----
+
 // A K-split contraction: B gathered along its K, given as [N, K]
 // (transpose_b); dY^T comes in already transposed.
 

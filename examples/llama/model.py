@@ -365,7 +365,6 @@ def end_of_definition(lines, name):
 
 def replace_name(line, old, new):
     """Replaces the SSA name `old` (not a longer name it starts) in `line`."""
-    import re
     return re.sub(re.escape(old) + r"(?![\w$.])", new, line)
 
 

@@ -153,8 +153,9 @@ static cl::opt<int64_t> unoptimizedStraightOps(
     cl::cat(runOptions), "unoptimized-straight-ops",
     cl::desc("Let LLVM compile a loop-free function of this many LLVM "
              "dialect ops or more (a deep model's step: runtime calls and "
-             "buffer bookkeeping) without optimizations, in time linear in "
-             "its length (0: optimize every function)"),
+             "buffer bookkeeping) without optimizations, which take "
+             "superlinear time over its long blocks (0: optimize every "
+             "function)"),
     cl::init(4096));
 static cl::opt<double> tolerance(
     cl::cat(runOptions), "tolerance",

@@ -133,7 +133,7 @@ def TPOutlineLoopNests : Pass<"tp-outline-loop-nests", "::mlir::ModuleOp"> {
 def TPUnoptimizedStraightCode
     : Pass<"tp-unoptimized-straight-code", "::mlir::ModuleOp"> {
   let summary = "Compile long loop-free LLVM functions without LLVM's "
-                "optimizations, in time linear in their length";
+                "optimizations, which cost superlinear time there";
   let description = [{
     A training step written out layer by layer is, once its loop nests are
     outlined (`tp-outline-loop-nests`), one function of tens of thousands of

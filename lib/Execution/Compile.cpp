@@ -17,7 +17,6 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -196,42 +195,26 @@ static rt::Status jit(ModuleOp module, const GlueLowering *glue,
   if (!machineBuilder)
     return rt::Status::error("cannot describe this host to LLVM: " +
                              llvm::toString(machineBuilder.takeError()));
-  // -O2, as clang's default: -O3's higher unrolling thresholds fully unroll
-  // the glue's short reduction loops into blocks whose instruction
-  // scheduling then takes twice the compile time (a Llama training step:
-  // 9.9 s against 5.0 s), while the glue runs no faster
-  // (scripts/bench/compile_depth.py, compiled_glue.py).
-  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
-  auto targetMachine = machineBuilder->createTargetMachine();
-  if (!targetMachine)
-    return rt::Status::error("cannot target this host: " +
-                             llvm::toString(targetMachine.takeError()));
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
-                                               targetMachine->get());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
   // Upstream's default writes a perf jitdump under $TMPDIR/.debug for every
   // compile, which no one removes; profiling with perf opts in.
   const char *perfDump = std::getenv("TP_JIT_PERF_DUMP");
-  engineOptions.enablePerfNotificationListener =
-      perfDump && std::string_view(perfDump) == "1";
-  auto engine =
-      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
-  if (!engine)
-    return rt::Status::error("cannot JIT @" + impl.entryName + ": " +
-                             llvm::toString(engine.takeError()));
-  impl.engine = std::move(*engine);
-  impl.engine->registerSymbols([glue](llvm::orc::MangleAndInterner mangle) {
+  exec::Jit::Options jitOptions;
+  jitOptions.perfListener = perfDump && std::string_view(perfDump) == "1";
+  jitOptions.symbols = [glue](llvm::orc::MangleAndInterner mangle) {
     llvm::orc::SymbolMap symbols = runtimeSymbols(mangle);
     if (glue)
       for (const auto &[name, address] : glue->symbols)
         symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                  llvm::JITSymbolFlags::Exported};
     return symbols;
-  });
-  impl.engine->initialize();
-  auto function = impl.engine->lookupPacked(exec::kExposedEntryName);
+  };
+  auto compiled = exec::Jit::create(module, exec::kExposedEntryName,
+                                    *machineBuilder, std::move(jitOptions));
+  if (!compiled)
+    return rt::Status::error("cannot JIT @" + impl.entryName + ": " +
+                             llvm::toString(compiled.takeError()));
+  impl.jit = std::move(*compiled);
+  auto function = impl.jit->lookupPacked(exec::kExposedEntryName);
   if (!function)
     return rt::Status::error("cannot find the compiled @" + impl.entryName +
                              ": " + llvm::toString(function.takeError()));

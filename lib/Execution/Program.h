@@ -3,14 +3,13 @@
 #ifndef TP_LIB_EXECUTION_PROGRAM_H
 #define TP_LIB_EXECUTION_PROGRAM_H
 
+#include "Jit.h"
 #include "tp/Execution/Execution.h"
-
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 
 namespace mlir::tp {
 
 struct CompiledProgram::Impl {
-  std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<exec::Jit> jit;
   /// The packed wrapper of exec::kExposedEntryName.
   void (*function)(void **) = nullptr;
   std::string entryName;

@@ -81,9 +81,21 @@ struct TPExpandMultiDynamicReshapesPass
     : mlir::tp::impl::TPExpandMultiDynamicReshapesBase<
           TPExpandMultiDynamicReshapesPass> {
   void runOnOperation() override {
+    // Only the expands to rewrite and what replaces them are visited (and
+    // folded): folding every op of a deep model's entry took time
+    // superlinear in its length.
+    SmallVector<Operation *> expands;
+    getOperation()->walk([&](memref::ExpandShapeOp op) {
+      if (hasGroupWithSeveralDynamicSizes(op))
+        expands.push_back(op);
+    });
+    if (expands.empty())
+      return;
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandShapeToReinterpretCast>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(expands, std::move(patterns), config)))
       signalPassFailure();
   }
 };

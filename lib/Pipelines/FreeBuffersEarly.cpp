@@ -115,6 +115,11 @@ struct FreeBuffersEarlyPass
   void runOnOperation() override {
     SmallVector<memref::DeallocOp> deallocs;
     getOperation()->walk([&](memref::DeallocOp op) { deallocs.push_back(op); });
+    // Every destination first, then every move: a move invalidates its
+    // block's op order, which the next isBeforeInBlock would recompute (time
+    // quadratic in the length of a deep model's entry). Destinations are
+    // never frees, so no move changes another's destination.
+    SmallVector<std::pair<memref::DeallocOp, Operation *>> moves;
     for (memref::DeallocOp dealloc : deallocs) {
       Value buffer = dealloc.getMemref();
       auto alloc = buffer.getDefiningOp<memref::AllocOp>();
@@ -122,8 +127,10 @@ struct FreeBuffersEarlyPass
         continue;
       Operation *last = lastUseOf(buffer, dealloc);
       if (last && last->isBeforeInBlock(dealloc))
-        dealloc->moveAfter(last);
+        moves.emplace_back(dealloc, last);
     }
+    for (auto [dealloc, last] : moves)
+      dealloc->moveAfter(last);
   }
 };
 

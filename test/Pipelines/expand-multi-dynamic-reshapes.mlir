@@ -7,7 +7,7 @@
 // CHECK-SAME:      %[[M:.*]]: memref<?x4xf32>, %[[A:.*]]: index, %[[B:.*]]: index)
 // CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG:     %[[BASE:.*]], %{{.*}}, %{{.*}}:2, %{{.*}}:2 = memref.extract_strided_metadata %[[M]]
-// CHECK:         %[[S0:.*]] = arith.muli %[[B]], %[[C4]] : index
+// CHECK:         %[[S0:.*]] = arith.muli %[[C4]], %[[B]] : index
 // CHECK:         %[[R:.*]] = memref.reinterpret_cast %[[BASE]] to offset: [0], sizes: [%[[A]], %[[B]], 4], strides: [%[[S0]], 4, 1] : memref<f32> to memref<?x?x4xf32>
 // CHECK-NOT:     memref.expand_shape
 // CHECK:         return %[[R]]

@@ -7,9 +7,19 @@
 // RUN: tp-run %s --ranks 2 --max-function-ops 2 --unoptimized-straight-ops 0 --pipeline tp-async-tp-pipeline | grep checksum > %t/optimized.sums
 // RUN: tp-run %s --ranks 2 --max-function-ops 2 --unoptimized-straight-ops 1 --pipeline tp-async-tp-pipeline | grep checksum | diff %t/optimized.sums -
 // RUN: tp-opt %s --tp-async-tp-pipeline --tp-lower-to-llvm="max-function-ops=2 unoptimized-straight-ops=1" | FileCheck %s
+// The JIT generates the unoptimized functions' machine code at LLVM's -O0
+// (its fast register allocator) and the rest at -O2 (the greedy one).
+// RUN: tp-run %s --ranks 2 --max-function-ops 2 --unoptimized-straight-ops 1 --pipeline tp-async-tp-pipeline --time-passes 2>&1 | FileCheck %s --check-prefix=SPLIT
+// RUN: tp-run %s --ranks 2 --max-function-ops 2 --unoptimized-straight-ops 0 --pipeline tp-async-tp-pipeline --time-passes 2>&1 | FileCheck %s --check-prefix=WHOLE
 // RUN: not tp-run %s --ranks 2 --unoptimized-straight-ops -1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
 // NEGATIVE: tp-run: --unoptimized-straight-ops must not be negative, got -1
+
+// SPLIT-DAG: Greedy Register Allocator
+// SPLIT-DAG: Fast Register Allocator
+// WHOLE-NOT: Fast Register Allocator
+// WHOLE: Greedy Register Allocator
+// WHOLE-NOT: Fast Register Allocator
 
 shard.grid @tp(shape = 2)
 func.func @chain(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>) -> (tensor<2x8xf32>, tensor<4x8xf32>) {

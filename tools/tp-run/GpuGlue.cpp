@@ -40,10 +40,12 @@ void mgpuSetDefaultDevice(int32_t);
 using namespace mlir::tp;
 
 rt::Status run::gpuGlue(const std::string &chip, bool cudaGraph,
+                        int64_t unoptimizedStraightOps,
                         const mlir::tp::GlueLowering *&lowering) {
 #ifndef TP_HAVE_CUDA
   (void)chip;
   (void)cudaGraph;
+  (void)unoptimizedStraightOps;
   (void)lowering;
   return rt::Status::error("--glue gpu needs the CUDA backend, and this build "
                            "has none");
@@ -54,6 +56,7 @@ rt::Status run::gpuGlue(const std::string &chip, bool cudaGraph,
   auto options = std::make_shared<mlir::tp::GlueToNVVMOptions>();
   options->chip = chip;
   options->cudaGraph = cudaGraph;
+  options->unoptimizedStraightOps = unoptimizedStraightOps;
   made->name = "the GPU (" + chip + ")";
   made->bufferize = [options](mlir::OpPassManager &pm) {
     mlir::tp::buildGlueBufferizePipeline(pm, *options);

@@ -17,8 +17,11 @@ namespace mlir::tp::run {
 
 /// The lowering for `chip` (an SM name such as sm_90), or an error where
 /// this build has no CUDA backend. With `cudaGraph`, compiling refuses host
-/// code that a CUDA graph of the step could not replay.
+/// code that a CUDA graph of the step could not replay. Loop-free host
+/// functions of `unoptimizedStraightOps` LLVM ops or more are compiled
+/// unoptimized (0: none).
 rt::Status gpuGlue(const std::string &chip, bool cudaGraph,
+                   int64_t unoptimizedStraightOps,
                    const mlir::tp::GlueLowering *&lowering);
 
 } // namespace mlir::tp::run

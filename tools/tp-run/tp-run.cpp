@@ -508,8 +508,8 @@ static int makeOptions(rt::ProcessGroup *group, rt::TraceRecorder *trace,
   options.reportCrashes = true;
   options.steps = steps;
   if (glueTarget == "gpu")
-    if (rt::Status made =
-            ::mlir::tp::run::gpuGlue(gpuChip, cudaGraph, options.glue);
+    if (rt::Status made = ::mlir::tp::run::gpuGlue(
+            gpuChip, cudaGraph, unoptimizedStraightOps, options.glue);
         !made)
       return fail(made.message());
   options.cudaGraph = cudaGraph;

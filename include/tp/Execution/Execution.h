@@ -2,8 +2,8 @@
 //-*-===//
 //
 // The compile-and-run driver tp-run and the C API share. A function of
-// per-rank IR is lowered with `tp-lower-to-llvm`, compiled once by MLIR's
-// ExecutionEngine (the ORC JIT), and called by every rank with its own
+// per-rank IR is lowered with `tp-lower-to-llvm`, compiled once by LLVM's
+// ORC JIT (lib/Execution/Jit.h), and called by every rank with its own
 // context (tp/Runtime/RankContext.h): ranks are threads calling a runtime
 // Backend, or one process of a multi-process run.
 //

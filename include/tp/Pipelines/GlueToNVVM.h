@@ -55,6 +55,12 @@ struct GlueToNVVMOptions : public PassPipelineOptions<GlueToNVVMOptions> {
                      "stores, copies, runtime ops that compute on the host), "
                      "so that a step can be captured into a CUDA graph"),
       llvm::cl::init(false)};
+  Option<int64_t> unoptimizedStraightOps{
+      *this, "unoptimized-straight-ops",
+      llvm::cl::desc("Compile a loop-free host function of this many LLVM "
+                     "dialect ops or more without LLVM's optimizations "
+                     "(tp-unoptimized-straight-code; 0: never)"),
+      llvm::cl::init(4096)};
 };
 
 /// Appends the pipeline to `pm` (a module pass manager): the two halves

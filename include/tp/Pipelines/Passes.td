@@ -145,9 +145,13 @@ def TPUnoptimizedStraightCode
     loop, and each of its instructions runs once per call.
 
     Each `llvm.func` with a body of at least `min-ops` operations and no
-    cycle in its control flow is marked `optimize_none` and `no_inline` (LLVM's `optnone`, `noinline`):
-    LLVM compiles it with fast instruction selection and without its
-    optimization passes. Functions with loops keep the full pipeline.
+    cycle in its control flow is marked `optimize_none` and `no_inline`
+    (LLVM's `optnone`, `noinline`): LLVM skips its optimization passes and
+    selects its instructions fast. Functions with loops keep the full
+    pipeline. `tp-run`'s JIT (and the C API's) goes further and generates
+    these functions' machine code apart, at LLVM's -O0: the greedy register
+    allocator, which runs at -O2 even on `optnone` functions, also takes
+    superlinear time over one long block.
   }];
   let options = [
     Option<"minOps", "min-ops", "int64_t", /*default=*/"4096",

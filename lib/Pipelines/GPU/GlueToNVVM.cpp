@@ -198,7 +198,9 @@ void mlir::tp::buildGlueKernelsPipeline(OpPassManager &pm,
   // What LLVM IR translation does not know (grid declarations, markers).
   pm.addPass(mlir::tp::createTPFinalizeRuntimeLowering());
   // The host code is a sequence of kernel launches and runtime calls.
-  pm.addPass(mlir::tp::createTPUnoptimizedStraightCode());
+  mlir::tp::TPUnoptimizedStraightCodeOptions straight;
+  straight.minOps = options.unoptimizedStraightOps;
+  pm.addPass(mlir::tp::createTPUnoptimizedStraightCode(straight));
 }
 
 void mlir::tp::registerGlueToNVVMPipeline() {

@@ -318,14 +318,14 @@ class Program:
             body.append(f"  {v.name}_s = shard.shard {v.name} to {s} : {t}")
             body.append(f"  {v.name}_u = shard.shard {v.name}_s to {s} annotate_for_users : {t}")
             renamed[v.name] = f"{v.name}_u"
-        lines = list(self.lines)
-        out = []
-        for line in lines:
-            for old, new in renamed.items():
-                line = replace_name(line, old, new)
-            out.append(line)
+        # Renaming is one pass over the lines (a deep model has thousands of
+        # names and lines): each line from the first that reads the new name.
+        out = [rename_names(line, renamed) for line in self.lines]
         returns = []
         annotated_results = []
+        annotations = {}  # the index of a line -> the annotations after it
+        renamed_after = {}  # the index of a line -> {name: its new name} below it
+        definitions = definition_ends(out)
         for v, split in self.results:
             if v.name in renamed or (split is None and not self.annotate_results):
                 # An argument returned keeps the argument's annotation.
@@ -335,13 +335,21 @@ class Program:
             t = tensor_type(v.shape, v.dtype)
             # Annotated as an argument is, right after the value's op, and
             # every later use reads the annotation.
-            end = end_of_definition(out, v.name)
-            out[end + 1:] = [replace_name(line, v.name, f"{v.name}_u") for line in out[end + 1:]]
-            out[end + 1:end + 1] = [
+            end = definitions[v.name]
+            renamed_after.setdefault(end, {})[v.name] = f"{v.name}_u"
+            annotations.setdefault(end, []).extend([
                 f"  {v.name}_r = shard.shard {v.name} to {s} : {t}",
-                f"  {v.name}_u = shard.shard {v.name}_r to {s} annotate_for_users : {t}"]
+                f"  {v.name}_u = shard.shard {v.name}_r to {s} annotate_for_users : {t}"])
             returns.append(f"{v.name}_u")
             annotated_results.append(v)
+        if annotations:
+            active = {}
+            annotated_out = []
+            for i, line in enumerate(out):
+                annotated_out.append(rename_names(line, active) if active else line)
+                annotated_out.extend(annotations.get(i, []))
+                active.update(renamed_after.get(i, {}))
+            out = annotated_out
         out.append(f"  return {', '.join(returns)} : {rets}")
         # gathered() reshards the value's own annotation: an argument's, or
         # a result's (uses after a result's annotation were renamed _u).
@@ -354,18 +362,34 @@ class Program:
                          + body + out + ["}"]) + "\n"
 
 
-def end_of_definition(lines, name):
-    """The index of the last line of the op defining `name` (a linalg.generic
-    ends at its region's closing brace)."""
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"  {name} = "))
-    if not lines[start].rstrip().endswith("{"):
-        return start
-    return next(i for i in range(start + 1, len(lines)) if lines[i].startswith("  }"))
+def definition_ends(lines):
+    """For each SSA name a line defines, the index of the last line of its op
+    (a linalg.generic ends at its region's closing brace)."""
+    ends = {}
+    start = None
+    for i, line in enumerate(lines):
+        if start is not None:
+            if line.startswith("  }"):
+                ends[start] = i
+                start = None
+            continue
+        m = re.match(r"  (%[\w$.]+) = ", line)
+        if not m:
+            continue
+        if line.rstrip().endswith("{"):
+            start = m.group(1)
+        else:
+            ends[m.group(1)] = i
+    return ends
 
 
-def replace_name(line, old, new):
-    """Replaces the SSA name `old` (not a longer name it starts) in `line`."""
-    return re.sub(re.escape(old) + r"(?![\w$.])", new, line)
+NAME = re.compile(r"%[\w$.]+")
+
+
+def rename_names(line, renamed):
+    """`line` with each SSA name in `renamed` (a whole name, not a longer
+    name it starts) replaced by its new name."""
+    return NAME.sub(lambda m: renamed.get(m.group(0), m.group(0)), line)
 
 
 def broadcast(x, letters, out_letters):

@@ -28,7 +28,6 @@
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -38,10 +37,10 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/RuntimeOpVerification.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/BufferViewFlowOpInterfaceImpl.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/RuntimeOpVerification.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
@@ -198,8 +197,22 @@ void mlir::tp::buildBufferizePipeline(OpPassManager &pm,
   // A collective in a loop yields a new buffer each trip; ownership-based
   // deallocation frees the old one.
   bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(mlir::tp::createTPUnshareEmptyTensors());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // Upstream's buffer-deallocation-pipeline, with the deallocations of
+  // distinct allocations split before its simplification, which takes
+  // quadratic time over a long function's one dealloc.
+  memref::ExpandReallocPassOptions realloc;
+  realloc.emitDeallocs = false;
+  pm.addPass(memref::createExpandReallocPass(realloc));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(mlir::tp::createTPSplitDistinctDeallocs());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Frees right after last uses: peak memory follows the live buffers, not
   // the program's length.
@@ -242,6 +255,9 @@ void mlir::tp::buildBuffersToLLVMPipeline(OpPassManager &pm,
   pm.addPass(mlir::tp::createTPExpandMultiDynamicReshapes());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Runtime calls' staging scopes, without splitting the step's one block
+  // at each (upstream's lowering: quadratic time in a deep model).
+  pm.addPass(mlir::tp::createTPLowerAllocaScopes());
   // Allocations go through the runtime, which reports one that fails.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
@@ -288,6 +304,9 @@ void mlir::tp::registerLowerToLLVMPipeline() {
   mlir::tp::registerTPLowerFP8Casts();
   mlir::tp::registerTPCheckIntegerDivision();
   mlir::tp::registerTPCheckDynamicSizes();
+  mlir::tp::registerTPSplitDistinctDeallocs();
+  mlir::tp::registerTPLowerAllocaScopes();
+  mlir::tp::registerTPUnshareEmptyTensors();
   mlir::tp::registerTPFreeBuffersEarly();
   mlir::tp::registerTPExpandMultiDynamicReshapes();
 }

@@ -3,7 +3,9 @@
 // Each top-level loop nest of a function with many becomes a function of its
 // own. LLVM's IndVarSimplify walks back through every loop before the one it
 // simplifies, so a function of n loops in a row costs it n^2 steps; n
-// functions of one loop cost n.
+// functions of one loop cost n. Nests with the same code share one function:
+// a model written out layer by layer repeats each layer's glue, and LLVM then
+// compiles each distinct nest once, however deep the model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,8 +17,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::tp {
@@ -41,8 +45,9 @@ static Operation *constantDefinition(Value value) {
 }
 
 /// Moves `loop` into a new private function named after `func` and calls
-/// it in its place.
-static void outline(func::FuncOp func, Operation *loop, SymbolTable &symbols) {
+/// it in its place; returns the call.
+static func::CallOp outline(func::FuncOp func, Operation *loop,
+                            SymbolTable &symbols) {
   // What the loop reads from outside it: its operands, and the values its
   // body uses from above.
   llvm::SetVector<Value> read(loop->getOperands().begin(),
@@ -80,7 +85,48 @@ static void outline(func::FuncOp func, Operation *loop, SymbolTable &symbols) {
   auto call = func::CallOp::create(builder, loc, nest, inputs);
   loop->replaceAllUsesWith(call.getResults());
   loop->erase();
+  return call;
 }
+
+namespace {
+/// The functions outlined so far, by their code: a nest whose function has
+/// the same type and the same operations (locations aside) as an earlier
+/// one calls that one instead.
+class OutlinedFunctions {
+public:
+  /// Returns the earlier function with `func`'s code, or records `func` and
+  /// returns it.
+  func::FuncOp findOrAdd(func::FuncOp func) {
+    SmallVector<func::FuncOp, 1> &candidates = byHash[hash(func)];
+    for (func::FuncOp earlier : candidates)
+      if (earlier.getFunctionType() == func.getFunctionType() &&
+          OperationEquivalence::isRegionEquivalentTo(
+              &earlier.getBody(), &func.getBody(),
+              OperationEquivalence::IgnoreLocations))
+        return earlier;
+    candidates.push_back(func);
+    return func;
+  }
+
+private:
+  /// Equal for equivalent functions: their type and, in order, each
+  /// operation's name, attributes and types (operands are compared by
+  /// isRegionEquivalentTo).
+  static size_t hash(func::FuncOp func) {
+    llvm::hash_code code = hash_value(func.getFunctionType());
+    func.getBody().walk([&](Operation *op) {
+      code = llvm::hash_combine(code,
+                                OperationEquivalence::computeHash(
+                                    op, OperationEquivalence::ignoreHashValue,
+                                    OperationEquivalence::ignoreHashValue,
+                                    OperationEquivalence::IgnoreLocations));
+    });
+    return static_cast<size_t>(code);
+  }
+
+  llvm::DenseMap<size_t, SmallVector<func::FuncOp, 1>> byHash;
+};
+} // namespace
 
 namespace {
 struct OutlineLoopNestsPass
@@ -98,6 +144,7 @@ struct OutlineLoopNestsPass
       return;
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
+    OutlinedFunctions outlined;
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
       if (func.isDeclaration())
@@ -109,8 +156,15 @@ struct OutlineLoopNestsPass
             loops.push_back(&op);
       if (static_cast<int64_t>(loops.size()) <= maxLoops)
         continue;
-      for (Operation *loop : loops)
-        outline(func, loop, symbols);
+      for (Operation *loop : loops) {
+        func::CallOp call = outline(func, loop, symbols);
+        auto nest = symbols.lookup<func::FuncOp>(call.getCallee());
+        func::FuncOp shared = outlined.findOrAdd(nest);
+        if (shared == nest)
+          continue;
+        call.setCallee(shared.getName());
+        symbols.erase(nest);
+      }
     }
   }
 };

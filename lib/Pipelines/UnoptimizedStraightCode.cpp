@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPUNOPTIMIZEDSTRAIGHTCODE
@@ -60,9 +61,13 @@ struct UnoptimizedStraightCodePass
     }
     if (minOps == 0)
       return;
+    // always_inline asks for the opposite; LLVM refuses both at once.
+    auto markable = [](LLVM::LLVMFuncOp func) {
+      return !func.isExternal() && !func.getAlwaysInline();
+    };
+    llvm::StringSet<> unoptimized;
     for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>()) {
-      // always_inline asks for the opposite; LLVM refuses both at once.
-      if (func.isExternal() || func.getAlwaysInline())
+      if (!markable(func))
         continue;
       int64_t ops = 0;
       func.walk([&](Operation *) { ++ops; });
@@ -70,6 +75,19 @@ struct UnoptimizedStraightCodePass
         continue;
       func.setOptimizeNone(true);
       func.setNoInline(true);
+      unoptimized.insert(func.getSymName());
+    }
+    // A C interface wrapper of such a function is as long as its argument
+    // list (a training step's: every weight and gradient), one block that
+    // only moves descriptors, and LLVM's -O2 takes superlinear time over
+    // it too.
+    for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>()) {
+      StringRef name = func.getSymName();
+      if (markable(func) && name.consume_front("_mlir_ciface_") &&
+          unoptimized.contains(name)) {
+        func.setOptimizeNone(true);
+        func.setNoInline(true);
+      }
     }
   }
 };

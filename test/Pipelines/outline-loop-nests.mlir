@@ -44,6 +44,7 @@
 // KEEP-LABEL: func.func @glue(
 // KEEP-COUNT-3: scf.for
 // KEEP-NOT:     call
+// KEEP-LABEL:  // -----
 func.func @glue(%a: memref<8xf32>, %b: memref<8xf32>, %n: index) -> f32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -66,4 +67,72 @@ func.func @glue(%a: memref<8xf32>, %b: memref<8xf32>, %n: index) -> f32 {
     scf.yield %s : f32
   }
   return %sum : f32
+}
+
+// -----
+
+// Nests with the same code on other buffers (a model's layers) call one
+// function, the first one outlined; a nest that differs in a constant, in
+// its operands' order or in a type gets its own.
+
+// CHECK-LABEL: func.func private @layers_loop(
+// CHECK-SAME:      %{{.*}}: memref<8xf32>, %{{.*}}: memref<8xf32>)
+// CHECK:         arith.constant 2.000000e+00 : f32
+// CHECK:         arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-LABEL: func.func private @layers_loop_1(
+// CHECK:         arith.constant 3.000000e+00 : f32
+// CHECK-LABEL: func.func private @layers_loop_2(
+// CHECK-LABEL: func.func private @layers_loop_3(
+// CHECK-SAME:      %{{.*}}: memref<8xf64>)
+// CHECK-NOT:   func.func private
+// CHECK-LABEL: func.func @layers(
+// CHECK-SAME:      %[[A:.*]]: memref<8xf32>, %[[B:.*]]: memref<8xf32>, %[[C:.*]]: memref<8xf32>, %[[D:.*]]: memref<8xf64>)
+// CHECK-NOT:     scf.for
+// CHECK:         call @layers_loop(%[[A]], %[[B]])
+// CHECK-NEXT:    call @layers_loop(%[[B]], %[[C]])
+// CHECK-NEXT:    call @layers_loop_1(%[[C]], %[[A]])
+// CHECK-NEXT:    call @layers_loop_2(%[[C]], %[[A]])
+// CHECK-NEXT:    call @layers_loop_3(%[[D]])
+// CHECK-NEXT:    call @layers_loop(%[[C]], %[[A]])
+// CHECK-NEXT:    return
+
+func.func @layers(%a: memref<8xf32>, %b: memref<8xf32>, %c: memref<8xf32>,
+                  %d: memref<8xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %two = arith.constant 2.0 : f32
+  %three = arith.constant 3.0 : f32
+  %two64 = arith.constant 2.0 : f64
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %a[%i] : memref<8xf32>
+    %m = arith.mulf %v, %two : f32
+    memref.store %m, %b[%i] : memref<8xf32>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %b[%i] : memref<8xf32>
+    %m = arith.mulf %v, %two : f32
+    memref.store %m, %c[%i] : memref<8xf32>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %c[%i] : memref<8xf32>
+    %m = arith.mulf %v, %three : f32
+    memref.store %m, %a[%i] : memref<8xf32>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %c[%i] : memref<8xf32>
+    %m = arith.mulf %two, %v : f32
+    memref.store %m, %a[%i] : memref<8xf32>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %d[%i] : memref<8xf64>
+    %m = arith.mulf %v, %two64 : f64
+    memref.store %m, %d[%i] : memref<8xf64>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %c[%i] : memref<8xf32>
+    %m = arith.mulf %v, %two : f32
+    memref.store %m, %a[%i] : memref<8xf32>
+  }
+  return
 }

@@ -81,3 +81,21 @@ llvm.func @always_inline(%a: i64) -> i64 attributes {always_inline} {
 // CHECK-LABEL: llvm.func @declared(i64) -> i64
 // CHECK-NOT:     optimize_none
 llvm.func @declared(i64) -> i64
+
+// A C interface wrapper of a marked function is marked too, whatever its
+// length: it only moves the function's descriptors, in one block as long as
+// its argument list (a training step's: every weight and gradient). The
+// wrapper of an unmarked function is not.
+// CHECK-LABEL: llvm.func @_mlir_ciface_five_ops(
+// CHECK-SAME:      attributes {no_inline, optimize_none} {
+llvm.func @_mlir_ciface_five_ops(%a: i64) -> i64 {
+  %0 = llvm.call @five_ops(%a) : (i64) -> i64
+  llvm.return %0 : i64
+}
+
+// CHECK-LABEL: llvm.func @_mlir_ciface_four_ops(
+// CHECK-SAME:      -> i64 {
+llvm.func @_mlir_ciface_four_ops(%a: i64) -> i64 {
+  %0 = llvm.call @four_ops(%a) : (i64) -> i64
+  llvm.return %0 : i64
+}

@@ -149,6 +149,7 @@ static void buildKernelsToNVVM(OpPassManager &pm,
   // runtime's allocator, as tp-lower-to-llvm does (a CUDA graph capture
   // redirects them); launches as GPU runtime calls; kernels serialized to
   // PTX.
+  pm.addPass(mlir::tp::createTPLowerAllocaScopes());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));

@@ -15,6 +15,9 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
+
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::tp::exec;
@@ -30,13 +33,120 @@ static std::string packedName(StringRef name) {
   return ("_mlir_" + name).str();
 }
 
+/// The value of each top-level field of `aggregate` (null: poison, nothing
+/// to store) when insertvalue instructions of one index each built it from
+/// poison, as func-to-llvm packs a function's results; std::nullopt
+/// otherwise.
+static std::optional<llvm::SmallVector<llvm::Value *>>
+insertedFields(llvm::Value *aggregate) {
+  llvm::Type *type = aggregate->getType();
+  unsigned count = type->isStructTy() ? type->getStructNumElements()
+                                      : type->getArrayNumElements();
+  llvm::SmallVector<llvm::Value *> fields(count, nullptr);
+  llvm::Value *chain = aggregate;
+  // From the last insertion back: the first one seen for a field is its
+  // value.
+  while (auto *insert = llvm::dyn_cast<llvm::InsertValueInst>(chain)) {
+    if (insert->getNumIndices() != 1)
+      return std::nullopt;
+    llvm::Value *&field = fields[insert->getIndices().front()];
+    if (!field)
+      field = insert->getInsertedValueOperand();
+    chain = insert->getAggregateOperand();
+  }
+  if (!llvm::isa<llvm::PoisonValue, llvm::UndefValue>(chain))
+    return std::nullopt;
+  return fields;
+}
+
+/// Makes `entry` itself `_mlir_<name>(void **args)`: it loads each of its
+/// arguments through `args[i]` and stores its result, field by field when
+/// it is an aggregate, through `args[#arguments]`. A deep training step
+/// takes and returns a descriptor for each of hundreds of buffers, and LLVM's
+/// instruction selection took time quadratic in their number, both for a
+/// call that passes them all (a wrapper's) and for the insertvalue
+/// instructions that pack them into one returned aggregate (llc -O0 on the
+/// unrolled 64-layer Llama step as tp-opt lowers it: 6.0 s of 8.9 in
+/// instruction selection, 1.7 of 2.2 at 32 layers). Returns false, changing
+/// nothing, when something else calls `entry` or it builds its result
+/// another way.
+static bool packInPlace(llvm::Function &entry) {
+  llvm::Type *resultType = entry.getReturnType();
+  if (!entry.use_empty() || entry.isVarArg())
+    return false;
+  llvm::SmallVector<std::pair<llvm::ReturnInst *,
+                              std::optional<llvm::SmallVector<llvm::Value *>>>>
+      returns;
+  for (llvm::BasicBlock &block : entry) {
+    auto *ret = llvm::dyn_cast<llvm::ReturnInst>(block.getTerminator());
+    if (!ret)
+      continue;
+    returns.emplace_back(ret, std::nullopt);
+    if (!resultType->isAggregateType())
+      continue;
+    returns.back().second = insertedFields(ret->getReturnValue());
+    if (!returns.back().second)
+      return false;
+  }
+
+  llvm::LLVMContext &context = entry.getContext();
+  llvm::IRBuilder<> b(context);
+  auto *packed = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), b.getPtrTy(), false),
+      llvm::GlobalValue::ExternalLinkage, packedName(entry.getName()),
+      entry.getParent());
+  packed->setAttributes(llvm::AttributeList::get(
+      context, llvm::AttributeList::FunctionIndex,
+      llvm::AttrBuilder(context, entry.getAttributes().getFnAttrs())));
+  packed->setSubprogram(entry.getSubprogram());
+  entry.setSubprogram(nullptr);
+  packed->splice(packed->end(), &entry);
+
+  llvm::Value *slots = packed->getArg(0);
+  b.SetInsertPoint(&packed->getEntryBlock(),
+                   packed->getEntryBlock().getFirstInsertionPt());
+  auto slot = [&](uint64_t i) {
+    return b.CreateLoad(b.getPtrTy(),
+                        b.CreateConstGEP1_64(b.getPtrTy(), slots, i));
+  };
+  for (llvm::Argument &argument : entry.args()) {
+    llvm::Value *value =
+        b.CreateLoad(argument.getType(), slot(argument.getArgNo()));
+    value->takeName(&argument);
+    argument.replaceAllUsesWith(value);
+  }
+  llvm::Value *out = resultType->isVoidTy() ? nullptr : slot(entry.arg_size());
+
+  for (auto &[ret, fields] : returns) {
+    b.SetInsertPoint(ret);
+    llvm::Value *result = ret->getReturnValue();
+    if (fields) {
+      for (auto [i, field] : llvm::enumerate(*fields))
+        if (field)
+          b.CreateStore(field,
+                        b.CreateConstInBoundsGEP2_32(resultType, out, 0, i));
+    } else if (result) {
+      b.CreateStore(result, out);
+    }
+    b.CreateRetVoid();
+    ret->eraseFromParent();
+    if (fields)
+      llvm::RecursivelyDeleteTriviallyDeadInstructions(result);
+  }
+  entry.eraseFromParent();
+  return true;
+}
+
 /// Defines `_mlir_<name>(void **args)`, which loads each argument of @name
 /// through `args[i]` and stores its result through `args[#arguments]`: one
-/// C signature for every entry.
-static Error addPackedWrapper(llvm::Module &module, StringRef name) {
+/// C signature for every entry. @name becomes that function itself when it
+/// can (packInPlace); otherwise the function calls it.
+static Error addPackedEntry(llvm::Module &module, StringRef name) {
   llvm::Function *entry = module.getFunction(name);
   if (!entry || entry->isDeclaration())
     return llvm::createStringError("the lowered module defines no @" + name);
+  if (packInPlace(*entry))
+    return Error::success();
   llvm::LLVMContext &context = module.getContext();
   llvm::IRBuilder<> b(context);
   auto *wrapper = llvm::Function::Create(
@@ -218,7 +328,7 @@ Jit::create(ModuleOp module, StringRef entry,
   llvmModule->setDataLayout((*optimizedMachine)->createDataLayout());
   llvmModule->setTargetTriple((*optimizedMachine)->getTargetTriple());
 
-  if (Error error = addPackedWrapper(*llvmModule, entry))
+  if (Error error = addPackedEntry(*llvmModule, entry))
     return std::move(error);
   // -O2, as clang's default: -O3's higher unrolling thresholds fully unroll
   // the glue's short reduction loops into blocks whose instruction

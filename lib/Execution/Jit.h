@@ -1,5 +1,4 @@
-//===- Jit.h - JIT a lowered module, two code generation levels --*- C++
-//-*-===//
+//===- Jit.h - JIT a lowered module, two code generation levels -*- C++ -*-===//
 //
 // Upstream's ExecutionEngine generates machine code for a whole module at one
 // optimization level. A deep model's entry is one long loop-free function
@@ -38,9 +37,10 @@ public:
     bool perfListener = false;
   };
 
-  /// Translates `module` (LLVM dialect) to LLVM IR, adds a packed wrapper
-  /// `_mlir_<entry>` (`void(void **)`: argument pointers, then a pointer to
-  /// the result), optimizes at -O2 and generates code for `host`.
+  /// Translates `module` (LLVM dialect) to LLVM IR, gives `entry` the packed
+  /// form `_mlir_<entry>` (`void(void **)`: argument pointers, then a
+  /// pointer to the result; the entry itself becomes that function when
+  /// nothing else calls it), optimizes at -O2 and generates code for `host`.
   static llvm::Expected<std::unique_ptr<Jit>>
   create(ModuleOp module, llvm::StringRef entry,
          const llvm::orc::JITTargetMachineBuilder &host, Options options);

@@ -11,7 +11,9 @@ against depth.
   or split on the tokens (tp-opt partitions it: upstream's passes with
   tp's model for the loop).
 
-The time is tp-run's "compile" trace slice: lowering plus LLVM. The memory
+The time is tp-run's "compile" trace slice: lowering plus LLVM. A busy
+machine moves it by a fifth; the CPU seconds of the whole run (parsing, the
+pipeline, compiling and two steps) are steadier. The memory
 is the largest rank's peak of compiled-code buffers in a step (tp-run
 --steps): the activations the backward keeps, and the temporaries. With
 --before B, every row is also measured with B's tp-run (another build, e.g.
@@ -25,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -35,17 +38,21 @@ sys.path.insert(0, os.path.join(ROOT, "examples", "llama"))
 
 def measure(tp_run, path, ranks, pipeline, tmp):
     """(compile ms, the largest rank's peak of compiled-code buffers in MiB,
-    or None when that tp-run does not report it)."""
+    or None when that tp-run does not report it, the whole run's CPU
+    seconds)."""
     trace = os.path.join(tmp, "trace.json")
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     output = subprocess.run([tp_run, path, "--ranks", str(ranks), "--pipeline", pipeline,
                              "--trace", trace, "--steps", "2"], check=True,
                             stdout=subprocess.PIPE, text=True).stdout
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
     with open(trace) as f:
         events = json.load(f)
     events = events["traceEvents"] if isinstance(events, dict) else events
     peak = re.search(r"buffers at their peak .*?: ([0-9.]+) MiB", output)
     return (sum(e["dur"] for e in events if e.get("cat") == "compile") / 1e3,
-            float(peak.group(1)) if peak else None)
+            float(peak.group(1)) if peak else None, cpu)
 
 
 def main():
@@ -90,11 +97,13 @@ def main():
             row = [measure(r, partitioned, 8, "tp-async-tp-pipeline{sequence-parallel}", tmp)
                    for r in runs]
             mib = row[-1][1]
-            print(f"{layers:>8}  {label:<11}  {ms(row)}  {mib:>9.2f}  {mib / layers:>9.2f}")
+            cpu = "  ".join(f"{v[2]:>12.2f}" for v in row)
+            print(f"{layers:>8}  {label:<11}  {ms(row)}  {mib:>9.2f}  {mib / layers:>9.2f}  {cpu}")
 
         print(f"\nLlama step (8 ranks): compile ms, then the largest rank's peak "
               f"of compiled-code buffers\n{'layers':>8}  {'form':<11}  {header}  "
-              f"{'peak MiB':>9}  {'MiB/layer':>9}")
+              f"{'peak MiB':>9}  {'MiB/layer':>9}  "
+              + "  ".join(f"{n + ' CPU s':>12}" for n in names))
         for layers in args.layers:
             llama_row("unrolled", layers, build_step(Config(layers=layers), "f32", 8),
                       args.mlir_opt)

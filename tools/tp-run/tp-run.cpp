@@ -7,7 +7,7 @@
 //          [--timeout-ms T] [--tolerance X] [--steps N]
 //          [--glue cpu|gpu] [--gpu-chip SM] [--cuda-graph]
 //          [--no-runtime-checks] [--max-function-ops N]
-//          [--unoptimized-straight-ops N]
+//          [--unoptimized-straight-ops N] [--verify-each]
 //
 // (`tp-run --help` describes each.) Values are read, dumped, printed and
 // compared by lib/Execution (Values.h), which the C API shares.
@@ -157,6 +157,12 @@ static cl::opt<int64_t> unoptimizedStraightOps(
              "superlinear time over its long blocks (0: optimize every "
              "function)"),
     cl::init(4096));
+static cl::opt<bool> verifyEach(
+    cl::cat(runOptions), "verify-each",
+    cl::desc("Verify the program after each pass of the lowering, not only "
+             "after the last (finds the pass that breaks it; compiling takes "
+             "about twice as long)"),
+    cl::init(false));
 static cl::opt<double> tolerance(
     cl::cat(runOptions), "tolerance",
     cl::desc("Largest |a - b| / max|b| accepted per result (default: by "
@@ -505,6 +511,7 @@ static int makeOptions(rt::ProcessGroup *group, rt::TraceRecorder *trace,
   options.runtimeChecks = !noRuntimeChecks;
   options.maxFunctionOps = maxFunctionOps;
   options.unoptimizedStraightOps = unoptimizedStraightOps;
+  options.verifyEachPass = verifyEach;
   options.reportCrashes = true;
   options.steps = steps;
   if (glueTarget == "gpu")

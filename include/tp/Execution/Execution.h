@@ -67,6 +67,10 @@ struct ExecutionOptions {
   /// Loop-free functions of this many LLVM dialect ops or more are compiled
   /// without LLVM's optimizations (tp-unoptimized-straight-code; 0: never).
   int64_t unoptimizedStraightOps = 4096;
+  /// Verify the program after each lowering pass, not only after the last
+  /// (to find a pass that breaks it; compiling then takes about twice as
+  /// long).
+  bool verifyEachPass = false;
   /// A rank that dies from a signal (a failed runtime check's abort, an
   /// integer division by zero) prints its rank and entry and ends the
   /// process with status 1. For tools; embedders keep their own handlers.

@@ -4,6 +4,9 @@
 // RUN: tp-run %s --ranks 2 --pipeline tp-async-tp-pipeline | FileCheck %s
 // RUN: tp-run %s --ranks 2 --pipeline tp-async-tp-pipeline | grep checksum > %t/once.sums
 // RUN: tp-run %s --ranks 2 --pipeline tp-async-tp-pipeline --verify-each | grep checksum | diff %t/once.sums -
+// RUN: not tp-run %s --ranks 2 --verify-each=sometimes 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: tp-run{{.*}}verify-each{{.*}}'sometimes'
 
 // Two results and a scalar: the entry stores each through the result pointer.
 // CHECK:      rank 0 result 0: tensor<2x8xf32> sum={{.*}} checksum=
